@@ -298,3 +298,36 @@ func TestVariadicIndexTestedOnTheLeftAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexAndOperandAgreesWithServer: an and of ARGV[n] past the
+// fixed arguments (ARGV[3] and 1, c and ARGV[3]) as an operand of
+// arithmetic or a concatenation is nil or false when the list is short,
+// whatever c, and Lua fails the script there after its earlier writes: the
+// generated callers must refuse such a list. Not an or that gives a value
+// for nil (ARGV[3] and 1 or 0).
+func TestVariadicIndexAndOperandAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"the element on the left", "local n = (ARGV[3] and 1) + 1\nredis.call('SET', KEYS[1], n)", "if len(rest) < 2 {"},
+		{"the element on the right", "local v = 'x' .. (ARGV[1] == 'm' and ARGV[3])\nredis.call('SET', KEYS[1], v)", "if len(rest) < 2 {"},
+		{"a default", "local n = (ARGV[3] and 1 or 0) + 1\nredis.call('SET', KEYS[1], n)", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, tc.check)
+			refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "script")
+			if refused != (tc.check != "") {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a", "5"}, "script"); refused {
+				t.Errorf("a list of two: the server returned %v", err)
+			}
+		})
+	}
+}

@@ -2428,6 +2428,17 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 		if i := w.tonumberElem(x); i > 0 {
 			table, n, text = "ARGV", i, "tonumber(ARGV["+strconv.Itoa(i)+"])"
 		}
+	case *ast.LogicalOpExpr:
+		// An and with the element on either side ((ARGV[3] and 1) + 1,
+		// 'x' .. (c and ARGV[3])) is nil or false for a short list, whatever
+		// the other side: Lua fails there on every path.
+		if x.Operator == "and" {
+			for _, side := range []ast.Expr{x.Lhs, x.Rhs} {
+				if t, i, bare := w.elemNeed(side); bare && i > n {
+					table, n, text = t, i, t+"["+strconv.Itoa(i)+"] in and"
+				}
+			}
+		}
 	case *ast.IdentExpr:
 		l, _ := w.lookup(x.Value)
 		if l == nil || l.fn != w.depth || l.paramOf != nil || l.fnAssigned || w.guarded(l) {
