@@ -152,6 +152,7 @@ func TestVariadicIndexTableFieldAgreesWithServer(t *testing.T) {
 		{"by index", "local t = {ARGV[1], ARGV[3]}\nredis.call('SET', KEYS[1], t[2])", "if len(rest) < 2 {"},
 		{"by name", "local t = {v = ARGV[3]}\nredis.call('SET', KEYS[1], t.v)", "if len(rest) < 2 {"},
 		{"tested first", "local t = {ARGV[3]}\nif t[1] then redis.call('SET', KEYS[1], t[1]) end", ""},
+		{"its length tested first", "local t = {ARGV[3]}\nif #t > 0 then redis.call('SET', KEYS[1], t[1]) end", ""},
 		{"a fixed argument", "local t = {ARGV[1]}\nredis.call('SET', KEYS[1], t[1])\nredis.call('RPUSH', KEYS[1] .. ':l', 'x', unpack(ARGV, 2))", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

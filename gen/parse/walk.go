@@ -2378,6 +2378,16 @@ func (w *walker) expr(e ast.Expr) {
 		if id, ok := e.Expr.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
 			w.measured(id.Value)
 		}
+		// The length of a table local that lists elements of them (local
+		// t = {ARGV[3]}, if #t > 0 then): 0 when the list is short, so a
+		// test of the elements too.
+		if l := w.tableLocal(e.Expr); l != nil {
+			for _, f := range l.fields {
+				if f.Source == SourceArgv || f.Source == SourceKey {
+					w.measured(map[Source]string{SourceArgv: "ARGV", SourceKey: "KEYS"}[f.Source])
+				}
+			}
+		}
 		if w.tableRead(e.Expr) {
 			break
 		}
