@@ -127,3 +127,44 @@ func TestVariadicCountShadowedPcallAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicCountEscapedFromPcallAgreesWithServer: a function written
+// in a function passed to pcall and returned from it (pcall(function()
+// return function() ... end end)) runs where the script calls it, outside
+// pcall: its redis.call or arithmetic fails the script on a list too short
+// for ARGV[3], and the generated callers must refuse such a list. A local
+// function the protected one only calls runs protected, as before.
+func TestVariadicCountEscapedFromPcallAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		want       []string // the generated caller's tests of rest
+	}{
+		{"a call returned", "local ok, g = pcall(function() return function() redis.call('SET', KEYS[1], ARGV[3]) end end)\ng()", []string{"if len(rest) < 2 {"}},
+		{"arithmetic returned", "local ok, g = pcall(function() return function() return ARGV[3] + 1 end end)\nredis.call('SET', KEYS[1], g())", []string{"if len(rest) < 2 {"}},
+		{"a local function called there", "pcall(function() local function g() redis.call('SET', KEYS[1], ARGV[3]) end\ng() end)", nil},
+		{"arithmetic in a local function called there", "local ok, n = pcall(function() local function g() return ARGV[3] + 1 end\nreturn g() end)\nredis.call('SET', KEYS[1], ok and n or 0)", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := countChecks(string(out["x.lua.go"]), "rest"); !slices.Equal(got, tc.want) {
+				t.Errorf("the caller checks %q, want %q", got, tc.want)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a").Build()).Error()
+			if failed := err != nil && !rueidis.IsRedisNil(err); failed != (tc.want != nil) {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a", "5").Build()).Error()
+			if err != nil && !rueidis.IsRedisNil(err) {
+				t.Errorf("a list of two: the server returned %v", err)
+			}
+		})
+	}
+}

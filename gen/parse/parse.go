@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/yuin/gopher-lua/ast"
@@ -808,7 +807,9 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	}
 	pfns := protectedFuncs(chunk)
 	for i, fns := range w.elemOpFns {
-		if slices.ContainsFunc(fns, func(fn *ast.FunctionExpr) bool { return pfns[fn] }) {
+		// (The function it is written in: one written in a protected
+		// function may be returned from it and called unprotected.)
+		if len(fns) > 0 && pfns[fns[len(fns)-1]] {
 			f.ElemOps[i].Protected = true
 		}
 	}

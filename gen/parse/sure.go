@@ -289,7 +289,49 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 			out[fns[0]] = true
 		}
 	}
+	for fn := range maps.Clone(out) {
+		protectedNested(fn, out)
+	}
 	return out
+}
+
+// protectedNested adds to out the local functions written in the body of
+// fn, a protected function, that the body reads only as the function of a
+// call (local function g() ... end; g()): they run within fn's call. Other
+// functions written there (returned, stored, passed on) may run after it,
+// unprotected: pcall(function() return function() ... end end).
+func protectedNested(fn *ast.FunctionExpr, out map[*ast.FunctionExpr]bool) {
+	decls := map[string][]*ast.FunctionExpr{}
+	reads, called := map[string]int{}, map[string]int{}
+	// Reads anywhere in the body, in its functions too; calls in the body
+	// itself only (one in a function that escapes runs unprotected).
+	inspect(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
+		if id, ok := e.(*ast.IdentExpr); ok {
+			reads[id.Value]++
+		}
+	})
+	inspectShallow(fn.Stmts, func(s ast.Stmt) {
+		if x, ok := s.(*ast.LocalAssignStmt); ok {
+			for i, name := range x.Names {
+				g, _ := elemAt(x.Exprs, i).(*ast.FunctionExpr)
+				decls[name] = append(decls[name], g)
+			}
+		}
+	}, func(e ast.Expr) {
+		if c, ok := e.(*ast.FuncCallExpr); ok && c.Receiver == nil {
+			if id, ok := c.Func.(*ast.IdentExpr); ok {
+				called[id.Value]++
+			}
+		}
+	})
+	assigned := map[string]bool{}
+	assignedNamesIn(fn.Stmts, assigned)
+	for name, gs := range decls {
+		if g := gs[0]; len(gs) == 1 && g != nil && !assigned[name] && reads[name] == called[name] && !out[g] {
+			out[g] = true
+			protectedNested(g, out)
+		}
+	}
 }
 
 // protectedCalls adds to protected the call expressions in the body of a
@@ -297,7 +339,8 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 // script, which goes on.
 func protectedCalls(chunk []ast.Stmt, protected map[*ast.FuncCallExpr]bool) {
 	for fn := range protectedFuncs(chunk) {
-		inspect(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
+		// (A function written there is protected on its own or not.)
+		inspectShallow(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
 			if c, ok := e.(*ast.FuncCallExpr); ok {
 				protected[c] = true
 			}
@@ -308,6 +351,16 @@ func protectedCalls(chunk []ast.Stmt, protected map[*ast.FuncCallExpr]bool) {
 // inspect calls stmt for each statement of list and expr for each
 // expression, in its blocks and its functions' bodies too.
 func inspect(list []ast.Stmt, stmt func(ast.Stmt), expr func(ast.Expr)) {
+	inspectFuncs(list, stmt, expr, true)
+}
+
+// inspectShallow is inspect, not in the bodies of the functions written in
+// list (expr sees the function itself).
+func inspectShallow(list []ast.Stmt, stmt func(ast.Stmt), expr func(ast.Expr)) {
+	inspectFuncs(list, stmt, expr, false)
+}
+
+func inspectFuncs(list []ast.Stmt, stmt func(ast.Stmt), expr func(ast.Expr), bodies bool) {
 	var exprs func([]ast.Expr)
 	var stmts func([]ast.Stmt)
 	exprs = func(list []ast.Expr) {
@@ -318,7 +371,9 @@ func inspect(list []ast.Stmt, stmt func(ast.Stmt), expr func(ast.Expr)) {
 			expr(e)
 			switch x := e.(type) {
 			case *ast.FunctionExpr:
-				stmts(x.Stmts)
+				if bodies {
+					stmts(x.Stmts)
+				}
 			case *ast.FuncCallExpr:
 				exprs(append([]ast.Expr{x.Func, x.Receiver}, x.Args...))
 			case *ast.LogicalOpExpr:
