@@ -65,7 +65,8 @@ func TestVariadicCountProtectedAgreesWithServer(t *testing.T) {
 
 // TestVariadicCountProtectedByNameAgreesWithServer: a local function that
 // the script only ever passes to pcall (local function f() ... end;
-// pcall(f)) runs protected too: its errors are handed to the script, and
+// pcall(f)), or only calls in a function passed to pcall (pcall(function()
+// f() end)), runs protected too: its errors are handed to the script, and
 // the generated callers must send the counts its calls fail on. Not when
 // the script also calls it directly.
 func TestVariadicCountProtectedByNameAgreesWithServer(t *testing.T) {
@@ -80,6 +81,10 @@ func TestVariadicCountProtectedByNameAgreesWithServer(t *testing.T) {
 		{"passed to pcall", "local function f() redis.call('SET', KEYS[1], ARGV[3]) end\npcall(f)", nil},
 		{"passed to pcall, with arithmetic", "local function f() return ARGV[3] + 1 end\nlocal ok, n = pcall(f)\nredis.call('SET', KEYS[1], ok and n or 0)", nil},
 		{"also called directly", "local function f() redis.call('SET', KEYS[1], ARGV[3]) end\npcall(f)\nf()", []string{"if len(rest) < 2 {"}},
+		{"called in a function passed to pcall", "local function f() redis.call('SET', KEYS[1], ARGV[3]) end\npcall(function() f() end)", nil},
+		{"called so, with arithmetic", "local function f() return ARGV[3] + 1 end\nlocal ok, n = pcall(function() return f() end)\nredis.call('SET', KEYS[1], ok and n or 0)", nil},
+		{"called so through another", "local function g() redis.call('SET', KEYS[1], ARGV[3]) end\nlocal function f() g() end\npcall(function() f() end)", nil},
+		{"called so and directly", "local function f() redis.call('SET', KEYS[1], ARGV[3]) end\npcall(function() f() end)\nf()", []string{"if len(rest) < 2 {"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := head + tc.body + "\n"

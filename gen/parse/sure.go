@@ -292,6 +292,29 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 	for fn := range maps.Clone(out) {
 		protectedNested(fn, out)
 	}
+	// And those whose every read is that or a call in the body of a
+	// protected function (pcall(function() return f() end)), until no more
+	// are found.
+	for changed := true; changed; {
+		changed = false
+		inside := map[string]int{}
+		for fn := range out {
+			inspectShallow(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
+				if c, ok := e.(*ast.FuncCallExpr); ok && c.Receiver == nil {
+					if id, ok := c.Func.(*ast.IdentExpr); ok {
+						inside[id.Value]++
+					}
+				}
+			})
+		}
+		for name, fns := range decls {
+			if n := passed[name] + inside[name]; len(fns) == 1 && fns[0] != nil && !out[fns[0]] && !assigned[name] && n > 0 && n == reads[name] {
+				out[fns[0]] = true
+				protectedNested(fns[0], out)
+				changed = true
+			}
+		}
+	}
 	return out
 }
 
