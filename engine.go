@@ -3421,14 +3421,27 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 
 // leaveContext bounds a wait's leave of its line (primitive.abandon):
 // detached from ctx, by timeout, and cut off closeUndoMax after Close began,
-// as a waiting call's attempts are (attemptCut), its calls marked for
-// sharedDial (cutCallKey). A wait Close ends, or one that gives up as Close
-// begins, leaves from an acquisition Close waits for: against a server that
-// stopped answering it would hold Close for the whole timeout, when the
-// place left behind expires on its own with the waiter timeout.
+// or after the leave began if that is later, as a waiting call's attempts
+// are (attemptCut), its calls marked for sharedDial (cutCallKey). A wait
+// Close ends, or one that gives up as Close begins, leaves from an
+// acquisition Close waits for: against a server that stopped answering it
+// would hold Close for the whole timeout, when the place left behind
+// expires on its own. A leave begun after that second (its wait's first
+// attempt, which Close does not cut off, answered late) gets one of its own:
+// cut off at once, it was never sent, though the server answered, and the
+// place stayed until it expired (in Redisson's queue, up to threadWaitTime
+// times its place), holding up every waiter behind it.
 func (c *Client) leaveContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	rctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(ctx), cutCallKey{}, true), timeout)
-	stop := context.AfterFunc(c.cutCtx, cancel)
+	stop := context.AfterFunc(c.closingCtx, func() {
+		t := time.NewTimer(closeUndoMax)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-rctx.Done():
+		}
+	})
 	return rctx, func() { stop(); cancel() }
 }
 
