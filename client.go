@@ -9,6 +9,7 @@ import (
 	"path"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,14 +222,15 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("scriptlock: new client: %w", cfg.err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rc = sharedDial{rc}
+	log := cfg.logger.With("component", "scriptlock")
+	rc = sharedDial{Client: rc, log: log}
 	c := &Client{
 		rc:  rc,
 		cfg: cfg,
 		id:  clientID(),
 		// 64 random bits: no id an application picks by hand looks like it.
 		ownerPrefix: randomID()[:16] + ".",
-		log:         cfg.logger.With("component", "scriptlock"),
+		log:         log,
 		ctx:         ctx,
 		cancel:      cancel,
 		holds:       map[holdKey]*hold{},
@@ -291,7 +293,10 @@ func replicaOnly(rc rueidis.Client) bool {
 // were down (the lock middleware answering 503, or running the request
 // without its lock when failing open), a renewal would count as failed. A
 // few times at most: a dialer that cancels by itself must not hold a call.
-type sharedDial struct{ rueidis.Client }
+type sharedDial struct {
+	rueidis.Client
+	log *slog.Logger // the Client's: a call's panic after its caller has left (cuttable)
+}
 
 // cutCallKey marks the context of a call Close cuts off (a waiting call's
 // attempt after its first, see waitOn): sharedDial returns such a call as
@@ -308,20 +313,52 @@ type cutCallKey struct{}
 // (ConnWriteTimeout, 10 s by default), and Close with it. The goroutine ends
 // when rueidis returns the call, within that bound; what the call may do on
 // the server is undone as for any attempt cut off.
-func cuttable[T any](ctx context.Context, call func() T, fail func(error) T) T {
-	done := make(chan T, 1)
-	go func() { done <- call() }()
+// A panic of call (a client wrapper's) goes on on the caller's goroutine, as
+// an uncut call's does: on call's own it crashed the process. One after the
+// caller has left is logged.
+func cuttable[T any](ctx context.Context, log *slog.Logger, call func() T, fail func(error) T) T {
+	type outcome struct {
+		r      T
+		caught any // call's panic
+	}
+	done := make(chan outcome, 1)
+	var mu sync.Mutex
+	left := false // the caller has returned without call's outcome
+	go func() {
+		var o outcome
+		defer func() {
+			if v := recover(); v != nil {
+				o.caught = v
+			}
+			mu.Lock()
+			gone := left
+			done <- o
+			mu.Unlock()
+			if gone && o.caught != nil && log != nil {
+				log.Error("panic recovered", "in", "a waiting call's attempt let go as Close cut it off", "panic", o.caught, "stack", string(debug.Stack()))
+			}
+		}()
+		o.r = call()
+	}()
+	var o outcome
 	select {
-	case r := <-done:
-		return r
+	case o = <-done:
 	case <-ctx.Done():
+		mu.Lock()
 		select {
-		case r := <-done: // both at once: the call's own answer
-			return r
+		case o = <-done: // both at once: the call's own outcome
 		default:
+			left = true
+		}
+		mu.Unlock()
+		if left {
 			return fail(ctx.Err())
 		}
 	}
+	if o.caught != nil {
+		panic(o.caught)
+	}
+	return o.r
 }
 
 // sharedDialAgain bounds how many times one call is made again.
@@ -339,7 +376,7 @@ func canceledByOther(ctx context.Context, err error) bool {
 
 func (s sharedDial) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
 	if ctx.Value(cutCallKey{}) != nil {
-		return cuttable(ctx, func() rueidis.RedisResult { return s.do(ctx, cmd) }, rueidis.NewErrorResult)
+		return cuttable(ctx, s.log, func() rueidis.RedisResult { return s.do(ctx, cmd) }, rueidis.NewErrorResult)
 	}
 	return s.do(ctx, cmd)
 }
@@ -363,14 +400,14 @@ func (s sharedDial) Nodes() map[string]rueidis.Client {
 	nodes := s.Client.Nodes()
 	out := make(map[string]rueidis.Client, len(nodes))
 	for addr, n := range nodes {
-		out[addr] = sharedDial{n}
+		out[addr] = sharedDial{Client: n, log: s.log}
 	}
 	return out
 }
 
 func (s sharedDial) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
 	if ctx.Value(cutCallKey{}) != nil {
-		return cuttable(ctx, func() []rueidis.RedisResult { return s.doMulti(ctx, multi) }, func(err error) []rueidis.RedisResult {
+		return cuttable(ctx, s.log, func() []rueidis.RedisResult { return s.doMulti(ctx, multi) }, func(err error) []rueidis.RedisResult {
 			rs := make([]rueidis.RedisResult, len(multi))
 			for i := range rs {
 				rs[i] = rueidis.NewErrorResult(err)
