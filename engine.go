@@ -1021,7 +1021,18 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			defer left()
 			p.abandon(c.ctx, field, wait)
 		}) {
-			left()
+			// Close began, and waits for this acquisition: leave here,
+			// bounded as a leave Close waits for is (leaveContext). An
+			// attempt Close cut off, on a server slow to answer but
+			// answering, left the waiter in line, where it held up every
+			// waiter behind it until it expired (in Redisson's queue, up
+			// to threadWaitTime times its place). Not when the undo Close
+			// gave the attempt got no answer: the leave would get none
+			// either, and would only keep Close a second longer.
+			defer left()
+			if ended == nil || !ended.unanswered.Load() {
+				p.abandon(c.ctx, field, wait)
+			}
 		}
 	}()
 	var (
@@ -3225,6 +3236,10 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 type waitEnd struct {
 	over atomic.Bool
 	wait time.Duration
+	// unanswered: the undo made as Close began got no answer from the
+	// server (see undoLaterFrom), whose leave of the line would get none
+	// either.
+	unanswered atomic.Bool
 }
 
 // lateLeaver is a primitive whose line an attempt that reaches the server
@@ -3366,7 +3381,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		// undone already.)
 		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
-		_ = callBounded(ctx, func(ctx context.Context) error {
+		err := callBounded(ctx, func(ctx context.Context) error {
 			if token == leanMarkUnread {
 				m, err := p.(undoMarker).undoMark(ctx, field)
 				if err != nil {
@@ -3376,6 +3391,9 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 			}
 			return c.undo(ctx, p, field, lease, token, false)
 		})
+		if ended != nil {
+			ended.unanswered.Store(err != nil && unknownOutcome(err))
+		}
 	}
 }
 
