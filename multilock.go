@@ -183,6 +183,9 @@ type multiHeld struct {
 	watchMu sync.Mutex
 	unwatch []func()
 	ended   bool
+	// unreleased: the members whose release the last Unlock could not
+	// confirm, which an Unlock again with the hold's context asks again.
+	unreleased unreleasedParts
 }
 
 // stopWatching stops what watches the members' holds, and any armed later.
@@ -829,13 +832,19 @@ func clientsOf(l Locker) []*Client {
 // of the same locks. Given a context that only names the owner (WithOwner),
 // it gives back that owner's most recent hold taken in this process, as
 // that hold's context would; with any other ctx each member is unlocked
-// with ctx itself. A MultiLock that lost a member has given the others back already:
+// with ctx itself. A member whose release failed (refused, as NO_PUBLISH is
+// for an ACL user without its channel, or unanswered) may stay held until
+// its lease ends: the error names it, and Unlock again with the same
+// context asks those members again (each as its own Unlock made again
+// does: by owner, unless the owner holds it anew), and no other; it fails
+// with ErrNotHeld once none is left to ask. A MultiLock that lost a member has given the others back already:
 // Unlock waits for that and fails with ErrNotHeld, as for a lost Mutex.
 func (m *MultiLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, invalidf("nil context"))
 	}
 	mh, _ := ctx.Value(m.key).(*multiHeld)
+	var ask []int // the members asked (nil: every one)
 	if mh == nil {
 		if owner, ok := OwnerFrom(ctx); ok {
 			// The owner's most recent hold here, if any: given back as
@@ -851,17 +860,29 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 				<-mh.givenBack
 				return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, mh.lostBy)
 			}
-			return fmt.Errorf("scriptlock: unlock %s: %w (already unlocked)", m.name, ErrNotHeld)
+			// An Unlock that could not release some members: those are
+			// asked again, through their own contexts, as a RedLock's
+			// nodes are.
+			if ask = mh.unreleased.take(); len(ask) == 0 {
+				return fmt.Errorf("scriptlock: unlock %s: %w (already unlocked)", m.name, ErrNotHeld)
+			}
+		} else {
+			// Our own release must not read as a lost member.
+			multiOwned.disown(mh)
+			mh.cancel(context.Canceled)
 		}
-		// Our own release must not read as a lost member.
-		multiOwned.disown(mh)
-		mh.cancel(context.Canceled)
+	}
+	if ask == nil {
+		ask = make([]int, len(m.locks))
+		for i := range ask {
+			ask[i] = i
+		}
 	}
 	errs := make([]error, len(m.locks))
 	var caught firstPanic
 	done := make(chan struct{})
-	for i, l := range m.locks {
-		lctx := ctx
+	for _, i := range ask {
+		l, lctx := m.locks[i], ctx
 		if mh != nil {
 			lctx = mh.ctxs[i]
 		}
@@ -873,8 +894,19 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 			}
 		}()
 	}
-	for range m.locks {
+	for range ask {
 		<-done
+	}
+	var unreleased []int
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, ErrNotHeld) {
+			unreleased = append(unreleased, i)
+		}
+	}
+	if mh != nil && len(unreleased) > 0 {
+		// Their holds ended here (no watchdog renews them): kept for an
+		// Unlock again, also when a member's panic goes on below.
+		mh.unreleased.keep(unreleased)
 	}
 	if caught.set {
 		// A member's Unlock panicked (an Observer's ReleaseStart, that
@@ -883,6 +915,14 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		panic(caught.value)
 	}
 	if err := errors.Join(errs...); err != nil {
+		if mh != nil && len(unreleased) > 0 {
+			names := make([]string, len(unreleased))
+			for j, i := range unreleased {
+				names[j] = m.locks[i].Name()
+			}
+			return fmt.Errorf("scriptlock: unlock %s: members %q may stay held until their leases end (Unlock again with this context asks them again): %w",
+				m.name, names, err)
+		}
 		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, err)
 	}
 	return nil

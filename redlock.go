@@ -296,9 +296,36 @@ type redHeld struct {
 	// with the context it was locked with.
 	life context.Context
 	// unreleased: the nodes whose release the last Unlock could not
-	// confirm (refused, as NO_PUBLISH is, or unanswered), which an Unlock
-	// again with the hold's context asks again. Guarded by mu.
-	unreleased []int
+	// confirm, which an Unlock again with the hold's context asks again.
+	unreleased unreleasedParts
+}
+
+// unreleasedParts keeps the parts of a RedLock's or MultiLock's hold (its
+// nodes, its members) whose release the last Unlock could not confirm
+// (refused, as NO_PUBLISH is for an ACL user without the lock's channel, or
+// unanswered): the hold has ended, and an Unlock made again with its
+// context asks those parts again, and only those (a part released already
+// may be held anew by its owner since).
+type unreleasedParts struct {
+	mu  sync.Mutex
+	idx []int
+}
+
+// keep records the parts an Unlock could not release (none: nothing left).
+func (u *unreleasedParts) keep(idx []int) {
+	u.mu.Lock()
+	u.idx = idx
+	u.mu.Unlock()
+}
+
+// take returns the parts to ask again and forgets them: an Unlock made
+// again meanwhile finds none to ask (ErrNotHeld, as after a release).
+func (u *unreleasedParts) take() []int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	idx := u.idx
+	u.idx = nil
+	return idx
 }
 
 // How a RedLock's or MultiLock's hold ended: first come, first served.
@@ -1072,10 +1099,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			<-h.givenBack
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
 		}
-		h.mu.Lock()
-		again := h.unreleased
-		h.unreleased = nil
-		h.mu.Unlock()
+		again := h.unreleased.take()
 		if len(again) == 0 {
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
 		}
@@ -1132,9 +1156,7 @@ func (r *RedLock) unlocked(held, h *redHeld, errs []error) error {
 		if !known {
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(failed...))
 		}
-		held.mu.Lock()
-		held.unreleased = unreleased
-		held.mu.Unlock()
+		held.unreleased.keep(unreleased)
 		return fmt.Errorf("scriptlock: unlock redlock %q: nodes %v may hold it until its lease ends there (Unlock again with this context asks them again): %w",
 			r.name, unreleased, errors.Join(failed...))
 	}
