@@ -296,11 +296,20 @@ func TestLostAcquireReplyUndone(t *testing.T) {
 
 // An Unlock that fails for good drops the hold: its context ends with
 // ErrLockLost, nothing renews it, and the lock ends with its lease.
+//
+// The watchdog's lease (3 s) outlasts the frozen release by far: with a
+// 900 ms lease, a test stalled some 600 ms past the release timeout (a
+// loaded machine) found the lease run out on the server, and read it as the
+// frozen release having reached it. Once the release is known not to have
+// reached the server, the lock's TTL there is cut to 900 ms: a watchdog
+// still renewing it (every 300 ms, to 3 s) would keep it past the wait. A
+// renewal in flight as the Unlock failed may land once more (rueidis sends
+// it again on the new connection): its lease ends within the wait.
 func TestFailedUnlockDropsHold(t *testing.T) {
 	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
-			p := newProxied(t, WithWatchdog(900*time.Millisecond, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
+			p := newProxied(t, WithWatchdog(3*time.Second, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
 			l := lc.make(t, p.c, "failed-unlock")
 			key := p.key(t, "failed-unlock")
 			warm(t, l)
@@ -327,8 +336,11 @@ func TestFailedUnlockDropsHold(t *testing.T) {
 			if !exists(t, p.node, key) {
 				t.Fatal("the frozen release reached the server; the test proves nothing")
 			}
+			if err := p.node.Do(t, "PEXPIRE", key, "900").Error(); err != nil {
+				t.Fatal(err)
+			}
 			if !eventually(5*time.Second, func() bool { return !exists(t, p.node, key) }) {
-				t.Fatal("the lock is still renewed three leases after its Unlock failed")
+				t.Fatal("the lock is still renewed 5 s after its Unlock failed and its TTL was cut to 900 ms")
 			}
 		})
 	}
