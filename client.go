@@ -1441,8 +1441,10 @@ wait:
 // ask once. A node that did
 // not answer within the node timeout (ctx's cause errNodeTimeout) is asked
 // again after a pause, from runAskMin doubling to runAskMax while it stays
-// silent, not at every call: each would wait for it until ctx ended.
-func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
+// silent, not at every call: each would wait for it until ctx ended. The
+// nodes whose addresses are in fresh are asked again whatever was kept
+// (unless paused), and what they tell kept.
+func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]string, bool) {
 	nodes := c.rc.Nodes() // a map of its own (sharedDial): those paused are taken out
 	ids := make(map[string]string, len(nodes))
 	now := time.Now()
@@ -1453,7 +1455,7 @@ func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
 	}
 	c.runMu.Lock()
 	for addr := range nodes {
-		if k, ok := c.runIDsOf[addr]; ok && now.Before(k.until) {
+		if k, ok := c.runIDsOf[addr]; ok && now.Before(k.until) && !fresh[addr] {
 			ids[addr] = k.id
 		} else if p, ok := c.runAsk[addr]; ok && now.Before(p.at) {
 			delete(nodes, addr)

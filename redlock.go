@@ -117,7 +117,8 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // node timeout (WithNodeTimeout) at or above the lease, an invalid name or
 // option is an error (errors.Is ErrInvalidArgument or ErrInvalidName). Its
 // first Lock or TryLock refuses, with ErrInvalidArgument, nodes whose
-// Clients reach one Redis server (the same address or run_id), which
+// Clients reach one Redis server (the same run_id, or the same address
+// without run_ids, asked afresh, that tell two servers apart), which
 // NewRedLock, calling no server, leaves to them.
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
@@ -479,8 +480,9 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // Sentinel deployment): its majority would count that server more than
 // once, and with the Clients' key prefixes apart, one server's grants would
 // make the quorum. NewRedLock cannot tell (it calls no server); the first
-// acquisition compares the nodes' servers' addresses, and asks each node's
-// Client for its servers' run_id (INFO server, kept by the Client), within
+// acquisition compares the nodes' servers' addresses (one address shared
+// is one server unless run_ids asked afresh tell two apart), and asks each
+// node's Client for its servers' run_id (INFO server, kept by the Client), within
 // the node timeout (cut, when set, first) and ctx, while its attempt runs: a frozen node costs its timeout once, not
 // once for the check and again for the attempt. The attempt's grants are
 // handed out only once the check has passed. A node that does not answer is
@@ -494,19 +496,36 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 	}
 	ctx, cancel := context.WithDeadlineCause(ctx, end, errNodeTimeout)
 	defer cancel()
-	// One address reaches one server, whatever run_id a Client kept for it:
-	// a server restarted there has a new one, and a Client made since reads
-	// that while another still has the old.
+	// Nodes whose Clients name one address most often reach one server,
+	// but not always: a DialCtxFn (a tunnel, an SNI proxy) may open each
+	// Client's connections to a server of its own. Their run_ids, asked
+	// afresh (not the ones a Client kept: a server restarted at the
+	// address has a new one, which a Client made since reads while another
+	// still has the old), decide.
+	type sharing struct {
+		j, i int
+		addr string
+	}
+	var shared []sharing
 	addrs := map[string]int{}
+	fresh := make([]map[string]bool, len(r.nodes))
 	for i, m := range r.nodes {
 		if m.c.closed() {
 			continue
 		}
 		for addr := range m.c.rc.Nodes() {
-			if j, ok := addrs[addr]; ok {
-				return invalidf("nodes %d and %d reach one Redis server (address %s): a RedLock needs independent deployments", j, i, addr)
+			j, ok := addrs[addr]
+			if !ok {
+				addrs[addr] = i
+				continue
 			}
-			addrs[addr] = i
+			shared = append(shared, sharing{j, i, addr})
+			for _, k := range []int{j, i} {
+				if fresh[k] == nil {
+					fresh[k] = map[string]bool{}
+				}
+				fresh[k][addr] = true
+			}
 		}
 	}
 	ids := make([]map[string]string, len(r.nodes))
@@ -521,10 +540,21 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ids[i], known[i] = m.c.runIDs(ctx)
+			ids[i], known[i] = m.c.runIDs(ctx, fresh[i])
 		}()
 	}
 	wg.Wait()
+	for _, s := range shared {
+		a, aok := ids[s.j][s.addr]
+		b, bok := ids[s.i][s.addr]
+		if !aok || !bok {
+			continue // not told: not compared (and not known, asked again)
+		}
+		if a == "" || b == "" || a == b {
+			// One address, and no run_ids that tell two servers apart.
+			return invalidf("nodes %d and %d reach one Redis server (address %s): a RedLock needs independent deployments", s.j, s.i, s.addr)
+		}
+	}
 	seen := map[string]int{}
 	for i := range r.nodes {
 		for _, id := range ids[i] {
