@@ -1472,8 +1472,17 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]
 	type answer struct {
 		addr, id string
 		ok       bool
+		panicked bool // the call panicked (a client wrapper, say) with value
+		value    any
 	}
 	out := make(chan answer, len(nodes))
+	// left: the caller no longer waits for the answers; a panic then has
+	// no caller to reach and is logged. Guarded by leftMu, under which a
+	// panic is sent, so that one sent before the caller left is seen.
+	var (
+		leftMu sync.Mutex
+		left   bool
+	)
 	asked := 0
 	told := map[string]string{} // the answers of this call
 	for addr, n := range nodes {
@@ -1482,28 +1491,61 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]
 		}
 		asked++
 		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					leftMu.Lock()
+					defer leftMu.Unlock()
+					if left {
+						c.log.Error("panic recovered", "in", "INFO server", "panic", v, "stack", string(debug.Stack()))
+					}
+					out <- answer{panicked: true, value: v} // the room is there
+				}
+			}()
 			info, err := n.Do(ctx, n.B().Info().Section("server").Build()).ToString()
 			switch {
 			case err == nil:
-				out <- answer{addr, infoField(info, "run_id"), true}
+				out <- answer{addr: addr, id: infoField(info, "run_id"), ok: true}
 			case refusedForGood(err):
-				out <- answer{addr, "", true}
+				out <- answer{addr: addr, ok: true}
 			default:
 				out <- answer{} // no answer: asked again next time
 			}
 		}()
 	}
+	var caught firstPanic
 	for range asked {
 		select {
 		case a := <-out:
 			if a.ok {
 				ids[a.addr], told[a.addr] = a.id, a.id
 			}
+			if a.panicked && !caught.set {
+				caught.set, caught.value = true, a.value
+			}
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
 			break
 		}
+	}
+	leftMu.Lock()
+	left = true
+	for drained := false; !drained; {
+		select {
+		case a := <-out:
+			// A panic sent as ctx ended: the caller is still here.
+			if a.panicked && !caught.set {
+				caught.set, caught.value = true, a.value
+			}
+		default:
+			drained = true
+		}
+	}
+	leftMu.Unlock()
+	if caught.set {
+		// A node's call panicked: it goes on on the caller's goroutine,
+		// nothing kept.
+		panic(caught.value)
 	}
 	// A caller's context that ended (not the node timeout, errNodeTimeout)
 	// tells nothing of the nodes: they are asked at the next call.

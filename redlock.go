@@ -530,6 +530,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 	}
 	ids := make([]map[string]string, len(r.nodes))
 	known := make([]bool, len(r.nodes))
+	var caught firstPanic
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
 		if m.c.closed() {
@@ -540,10 +541,16 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer caught.recover() // goes on on the check's goroutine
 			ids[i], known[i] = m.c.runIDs(ctx, fresh[i])
 		}()
 	}
 	wg.Wait()
+	if caught.set {
+		// A node's INFO panicked (a client wrapper, say): the attempt
+		// gives its grants back, and the panic reaches its caller.
+		panic(caught.value)
+	}
 	for _, s := range shared {
 		a, aok := ids[s.j][s.addr]
 		b, bok := ids[s.i][s.addr]
