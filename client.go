@@ -174,6 +174,9 @@ type Client struct {
 	// runAsk: when a node that did not tell its run_id is asked again, and
 	// the pause after that (see runIDs). Guarded by runMu.
 	runAsk map[string]runPause
+	// runAsked: the INFO server in flight to each node, which the calls
+	// that need its run_id wait for (see runIDs). Guarded by runMu.
+	runAsked map[string]*runAsking
 	// runKeep, when set (by tests only), replaces runIDKeep.
 	runKeep time.Duration
 }
@@ -1438,12 +1441,16 @@ wait:
 // that have not told it yet, and whether every node has (or refused INFO
 // for good: an ACL without it, whose "" is compared with nothing). The
 // answers are kept runIDKeep: the RedLocks over the Client made meanwhile
-// ask once. A node that did
+// ask once. One INFO at a time is asked of a node: calls that find one in
+// flight wait for its answer (within their ctx) instead of sending their
+// own, so that the acquisitions begun as a kept run_id runs out send it one
+// INFO, not one each. A node that did
 // not answer within the node timeout (ctx's cause errNodeTimeout) is asked
 // again after a pause, from runAskMin doubling to runAskMax while it stays
 // silent, not at every call: each would wait for it until ctx ended. The
 // nodes whose addresses are in fresh are asked again whatever was kept
-// (unless paused), and what they tell kept.
+// (unless paused, or asked already: the answer of an INFO in flight is as
+// fresh), and what they tell kept.
 func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]string, bool) {
 	nodes := c.rc.Nodes() // a map of its own (sharedDial): those paused are taken out
 	ids := make(map[string]string, len(nodes))
@@ -1453,111 +1460,76 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]
 	if c.runKeep > 0 {
 		keep = c.runKeep
 	}
+	asks := map[string]*runAsking{} // the INFO in flight this call waits for, by node
+	var start []*runAsking          // those this call sends
 	c.runMu.Lock()
-	for addr := range nodes {
+	for addr, n := range nodes {
 		if k, ok := c.runIDsOf[addr]; ok && now.Before(k.until) && !fresh[addr] {
 			ids[addr] = k.id
 		} else if p, ok := c.runAsk[addr]; ok && now.Before(p.at) {
 			delete(nodes, addr)
 			paused++
+		} else if a := c.runAsked[addr]; a != nil {
+			a.waiting++
+			asks[addr] = a
+		} else {
+			if c.runAsked == nil {
+				c.runAsked = map[string]*runAsking{}
+			}
+			a := &runAsking{addr: addr, n: n, done: make(chan struct{}), waiting: 1}
+			c.runAsked[addr] = a
+			asks[addr] = a
+			start = append(start, a)
 		}
 	}
 	c.runMu.Unlock()
-	if len(ids) == len(nodes) {
+	if len(asks) == 0 {
 		return ids, paused == 0
 	}
 	// Asked at once, and not waited for past ctx: a call held in rueidis's
 	// opening of a connection does not watch it (see callBounded). Each
-	// goroutine ends with its call, into the channel's room.
-	type answer struct {
-		addr, id string
-		ok       bool
-		panicked bool // the call panicked (a client wrapper, say) with value
-		value    any
-	}
-	out := make(chan answer, len(nodes))
-	// left: the caller no longer waits for the answers; a panic then has
-	// no caller to reach and is logged. Guarded by leftMu, under which a
-	// panic is sent, so that one sent before the caller left is seen.
-	var (
-		leftMu sync.Mutex
-		left   bool
-	)
-	asked := 0
-	told := map[string]string{} // the answers of this call
-	for addr, n := range nodes {
-		if _, ok := ids[addr]; ok {
-			continue
+	// goroutine ends with its call. Its context is ctx's deadline, not
+	// ctx: the calls that wait for it too are not cut off when this one's
+	// caller goes.
+	for _, a := range start {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if d, ok := ctx.Deadline(); ok {
+			actx, cancel = context.WithDeadlineCause(context.WithoutCancel(ctx), d, errNodeTimeout)
 		}
-		asked++
-		go func() {
-			defer func() {
-				if v := recover(); v != nil {
-					leftMu.Lock()
-					defer leftMu.Unlock()
-					if left {
-						c.log.Error("panic recovered", "in", "INFO server", "panic", v, "stack", string(debug.Stack()))
-					}
-					out <- answer{panicked: true, value: v} // the room is there
-				}
-			}()
-			info, err := n.Do(ctx, n.B().Info().Section("server").Build()).ToString()
-			switch {
-			case err == nil:
-				out <- answer{addr: addr, id: infoField(info, "run_id"), ok: true}
-			case refusedForGood(err):
-				out <- answer{addr: addr, ok: true}
-			default:
-				out <- answer{} // no answer: asked again next time
-			}
-		}()
+		go c.askRunID(actx, cancel, a, keep)
+	}
+	for _, a := range asks {
+		select {
+		case <-a.done:
+		case <-ctx.Done(): // each one after at once
+		}
 	}
 	var caught firstPanic
-	for range asked {
+	c.runMu.Lock()
+	for addr, a := range asks {
 		select {
-		case a := <-out:
+		case <-a.done:
 			if a.ok {
-				ids[a.addr], told[a.addr] = a.id, a.id
+				ids[addr] = a.id
 			}
-			if a.panicked && !caught.set {
-				caught.set, caught.value = true, a.value
-			}
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	leftMu.Lock()
-	left = true
-	for drained := false; !drained; {
-		select {
-		case a := <-out:
-			// A panic sent as ctx ended: the caller is still here.
 			if a.panicked && !caught.set {
 				caught.set, caught.value = true, a.value
 			}
 		default:
-			drained = true
+			a.waiting-- // left: a panic then has no caller to reach
 		}
 	}
-	leftMu.Unlock()
 	if caught.set {
-		// A node's call panicked: it goes on on the caller's goroutine,
-		// nothing kept.
+		// A node's call panicked (a client wrapper, say): it goes on on
+		// the caller's goroutine, nothing kept.
+		c.runMu.Unlock()
 		panic(caught.value)
 	}
 	// A caller's context that ended (not the node timeout, errNodeTimeout)
 	// tells nothing of the nodes: they are asked at the next call.
 	pause := ctx.Err() == nil || errors.Is(context.Cause(ctx), errNodeTimeout)
-	c.runMu.Lock()
-	if c.runIDsOf == nil {
-		c.runIDsOf = map[string]keptRunID{}
+	if c.runAsk == nil {
 		c.runAsk = map[string]runPause{}
-	}
-	for addr, id := range told {
-		c.runIDsOf[addr] = keptRunID{id, time.Now().Add(keep)}
-		delete(c.runAsk, addr)
 	}
 	for addr := range nodes {
 		if _, ok := ids[addr]; !ok && pause {
@@ -1570,6 +1542,57 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]
 	}
 	c.runMu.Unlock()
 	return ids, len(ids) == len(nodes) && paused == 0
+}
+
+// runAsking is an INFO server in flight to a node (runIDs), which the
+// calls that need that node's run_id meanwhile wait for. Its outcome is
+// set before done is closed.
+type runAsking struct {
+	addr     string
+	n        rueidis.Client
+	done     chan struct{}
+	waiting  int // calls waiting for it; guarded by Client.runMu
+	id       string
+	ok       bool // told (or refused INFO for good: id "")
+	panicked bool // the call panicked (a client wrapper, say) with value
+	value    any
+}
+
+// askRunID asks a's node its run_id under ctx, keeps the answer keep, and
+// ends a.
+func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *runAsking, keep time.Duration) {
+	defer cancel()
+	defer func() {
+		v := recover()
+		c.runMu.Lock()
+		if v != nil {
+			a.panicked, a.value = true, v
+		}
+		if a.ok {
+			if c.runIDsOf == nil {
+				c.runIDsOf = map[string]keptRunID{}
+			}
+			c.runIDsOf[a.addr] = keptRunID{a.id, time.Now().Add(keep)}
+			delete(c.runAsk, a.addr)
+		}
+		if c.runAsked[a.addr] == a {
+			delete(c.runAsked, a.addr)
+		}
+		waiting := a.waiting
+		close(a.done)
+		c.runMu.Unlock()
+		if v != nil && waiting == 0 {
+			// No caller left to reach.
+			c.log.Error("panic recovered", "in", "INFO server", "panic", v, "stack", string(debug.Stack()))
+		}
+	}()
+	info, err := a.n.Do(ctx, a.n.B().Info().Section("server").Build()).ToString()
+	switch {
+	case err == nil:
+		a.id, a.ok = infoField(info, "run_id"), true
+	case refusedForGood(err):
+		a.ok = true
+	}
 }
 
 // nodeInfo is one node's answer to askInfo.
