@@ -299,6 +299,11 @@ type redHeld struct {
 	// unreleased: the nodes whose release the last Unlock could not
 	// confirm, which an Unlock again with the hold's context asks again.
 	unreleased unreleasedParts
+	// unlocking is held by the Unlock that releases the hold's nodes, and
+	// by each Unlock made again: one made meanwhile waits for its outcome,
+	// rather than answer ErrNotHeld while nodes it may not release hold the
+	// lock.
+	unlocking sync.Mutex
 }
 
 // unreleasedParts keeps the parts of a RedLock's or MultiLock's hold (its
@@ -1105,7 +1110,9 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 // ErrNotHeld, even when no node could be reached). Unlock again with the
 // same context asks those nodes again (once the ACL user may publish the
 // release, say), releasing the lock there by owner if it is still held; it
-// fails with ErrNotHeld once no node is left to ask. A RedLock whose context ended
+// fails with ErrNotHeld once no node is left to ask. An Unlock made while
+// another of the same hold is releasing it waits for that one's outcome,
+// and is then an Unlock made again. A RedLock whose context ended
 // with ErrLockLost has given its nodes back already: Unlock waits for that
 // and fails with ErrNotHeld, as for a lost Mutex.
 func (r *RedLock) Unlock(ctx context.Context) error {
@@ -1123,6 +1130,8 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			// The owner's most recent hold here: given back as through
 			// its own context.
 			known = true
+			h.unlocking.Lock()
+			defer h.unlocking.Unlock()
 			redOwned.disown(h)
 			h.cancel(context.Canceled)
 		} else {
@@ -1131,7 +1140,10 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 				h.stops[i] = func(error) {}
 			}
 		}
-	} else if !h.state.CompareAndSwap(endNone, endUnlocked) {
+	} else if h.unlocking.Lock(); !h.state.CompareAndSwap(endNone, endUnlocked) {
+		// Taken before the state is: an Unlock made meanwhile finds the
+		// outcome of the one still releasing the nodes.
+		defer h.unlocking.Unlock()
 		if h.state.Load() == endLost {
 			<-h.givenBack
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
@@ -1152,6 +1164,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		}
 		return r.unlocked(h, retry, r.releaseAll(ctx, retry, true, nil))
 	} else {
+		defer h.unlocking.Unlock()
 		redOwned.disown(h)
 		h.cancel(context.Canceled)
 	}
