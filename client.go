@@ -1450,8 +1450,9 @@ wait:
 // silent, not at every call: each would wait for it until ctx ended. The
 // nodes whose addresses are in fresh are asked again whatever was kept
 // (unless paused, or asked already: the answer of an INFO in flight is as
-// fresh), and what they tell kept.
-func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]string, bool) {
+// fresh), and what they tell kept. With force, nodes paused are asked too
+// (the caller knows they answer).
+func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) (map[string]string, bool) {
 	nodes := c.rc.Nodes() // a map of its own (sharedDial): those paused are taken out
 	ids := make(map[string]string, len(nodes))
 	now := time.Now()
@@ -1466,7 +1467,7 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool) (map[string]
 	for addr, n := range nodes {
 		if k, ok := c.runIDsOf[addr]; ok && now.Before(k.until) && !fresh[addr] {
 			ids[addr] = k.id
-		} else if p, ok := c.runAsk[addr]; ok && now.Before(p.at) {
+		} else if p, ok := c.runAsk[addr]; ok && now.Before(p.at) && !force {
 			delete(nodes, addr)
 			paused++
 		} else if a := c.runAsked[addr]; a != nil {

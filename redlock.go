@@ -491,10 +491,14 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // the node timeout (cut, when set, first) and ctx, while its attempt runs: a frozen node costs its timeout once, not
 // once for the check and again for the attempt. The attempt's grants are
 // handed out only once the check has passed. A node that does not answer is
-// not compared, and is asked again at a later acquisition (after a pause,
+// not compared (unless it grants the attempt the lock: attempt then asks it
+// again, its pause aside), and is asked again at a later acquisition (after a pause,
 // see Client.runIDs: a RedLock does without a minority of silent nodes),
 // until every node has answered.
-func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
+//
+// It returns the nodes not compared. force: the nodes asked whatever their
+// pause (they granted the lock: not silent).
+func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool) ([]int, error) {
 	end := time.Now().Add(r.nodeTimeout)
 	if !cut.IsZero() && cut.Before(end) {
 		end = cut
@@ -547,7 +551,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 		go func() {
 			defer wg.Done()
 			defer caught.recover() // goes on on the check's goroutine
-			ids[i], known[i] = m.c.runIDs(ctx, fresh[i])
+			ids[i], known[i] = m.c.runIDs(ctx, fresh[i], force != nil && force[i])
 		}()
 	}
 	wg.Wait()
@@ -564,7 +568,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 		}
 		if a == "" || b == "" || a == b {
 			// One address, and no run_ids that tell two servers apart.
-			return invalidf("nodes %d and %d reach one Redis server (address %s): a RedLock needs independent deployments", s.j, s.i, s.addr)
+			return nil, invalidf("nodes %d and %d reach one Redis server (address %s): a RedLock needs independent deployments", s.j, s.i, s.addr)
 		}
 	}
 	seen := map[string]int{}
@@ -574,15 +578,21 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 				continue
 			}
 			if j, ok := seen[id]; ok && j != i {
-				return invalidf("nodes %d and %d reach one Redis server (run_id %s): a RedLock needs independent deployments", j, i, id)
+				return nil, invalidf("nodes %d and %d reach one Redis server (run_id %s): a RedLock needs independent deployments", j, i, id)
 			}
 			seen[id] = i
 		}
 	}
-	if !slices.Contains(known, false) {
+	var unknown []int
+	for i, k := range known {
+		if !k {
+			unknown = append(unknown, i)
+		}
+	}
+	if len(unknown) == 0 {
 		r.distinct.Store(true)
 	}
-	return nil
+	return unknown, nil
 }
 
 // refusedFor counts the nodes of a failed attempt that refused for a reason
@@ -627,14 +637,18 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 	errs := make([]error, n)
 	var caught firstPanic
 	start := time.Now()
-	var checked chan error
+	type checkResult struct {
+		unknown []int // the nodes not compared
+		err     error
+	}
+	var checked chan checkResult
 	if check {
-		checked = make(chan error, 1)
+		checked = make(chan checkResult, 1)
 		go func() {
-			var err error
-			defer func() { checked <- err }()
+			var res checkResult
+			defer func() { checked <- res }()
 			defer caught.recover() // goes on on the caller's goroutine
-			err = r.checkDistinct(ctx, cut)
+			res.unknown, res.err = r.checkDistinct(ctx, cut, nil)
 		}()
 	}
 	var wg sync.WaitGroup
@@ -683,7 +697,24 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 	wg.Wait()
 	var checkErr error
 	if checked != nil {
-		checkErr = <-checked // within the node timeout too
+		res := <-checked // within the node timeout too
+		checkErr = res.err
+		force := make([]bool, n)
+		again := false
+		for _, i := range res.unknown {
+			// A node not compared (its INFO unanswered, or paused after
+			// one was) that granted the lock answers: its grant counts
+			// only once its run_id is compared too.
+			if h.ctxs[i] != nil {
+				force[i], again = true, true
+			}
+		}
+		if checkErr == nil && again && !caught.set {
+			func() {
+				defer caught.recover() // goes on below
+				_, checkErr = r.checkDistinct(ctx, cut, force)
+			}()
+		}
 	}
 	if caught.set {
 		// A node's call panicked (an Observer's AcquireEnd, after that

@@ -1,0 +1,52 @@
+package scriptlock
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestRedLockUncheckedNodeGrantChecked: a node whose run_id went unasked
+// (it did not answer INFO once, and is paused before it is asked again)
+// but which grants the lock is not silent: its run_id is asked before the
+// grant counts. Here it reaches, through a proxy, the server another node
+// reaches, and with a third node held by another owner the two made the
+// quorum: the lock was taken on one server's grants.
+func TestRedLockUncheckedNodeGrantChecked(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 2)
+	px := netproxy.New(t, nodes[0].Addr)
+	prefix := redistest.Prefix(t)
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
+		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
+		newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(prefix+"c:")),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	const nodeTimeout = 100 * time.Millisecond
+	// Node 2 silent: its INFO goes unanswered, and it is paused (a second).
+	px.Freeze()
+	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	if lctx, err := r.TryLock(ctx, 0); err == nil {
+		_ = r.Unlock(lctx)
+	}
+	px.Thaw()
+	// Another owner holds node 1.
+	other := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	if _, err := other.nodes[1].TryLock(WithOwner(ctx, "other"), 0); err != nil {
+		t.Fatal(err)
+	}
+	r2 := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	lctx, err := r2.TryLock(ctx, 0)
+	if err == nil {
+		_ = r2.Unlock(lctx)
+		t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unasked")
+	}
+	if !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("TryLock: %v, want ErrInvalidArgument", err)
+	}
+	t.Log(err)
+}
