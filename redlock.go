@@ -441,9 +441,10 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		// As for a Mutex's wait: no call runs past this.
 		cut = deadline.Add(addSat(waitOverrun, guardOverrun(r)))
 	}
-	// The first attempt checks, alongside, that no two nodes reach one
-	// server (checkDistinct).
-	check := !r.distinct.Load()
+	// Each attempt checks, alongside, that no two nodes reach one server
+	// (checkDistinct), until every node has been compared: the run_ids
+	// kept, a silent node paused, a later one asks nothing, but a node
+	// not compared that grants it is asked then.
 	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {
 		if r.closedQuorum() {
@@ -451,8 +452,7 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 			// (nor ask any server its run_id).
 			return nil, opError("redlock", r.name, ErrClosed)
 		}
-		lctx, err := r.attempt(ctx, owner, cut, check)
-		check = false
+		lctx, err := r.attempt(ctx, owner, cut, !r.distinct.Load())
 		if err == nil {
 			return lctx, nil
 		}
@@ -492,7 +492,7 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // once for the check and again for the attempt. The attempt's grants are
 // handed out only once the check has passed. A node that does not answer is
 // not compared (unless it grants the attempt the lock: attempt then asks it
-// again, its pause aside), and is asked again at a later acquisition (after a pause,
+// again, its pause aside), and is asked again at a later attempt (after a pause,
 // see Client.runIDs: a RedLock does without a minority of silent nodes),
 // until every node has answered.
 //

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -41,6 +42,56 @@ func TestRedLockUncheckedNodeGrantChecked(t *testing.T) {
 	}
 	r2 := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
 	lctx, err := r2.TryLock(ctx, 0)
+	if err == nil {
+		_ = r2.Unlock(lctx)
+		t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unasked")
+	}
+	if !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("TryLock: %v, want ErrInvalidArgument", err)
+	}
+	t.Log(err)
+}
+
+// TestRedLockUncheckedNodeGrantCheckedOnRetry: as above, with the lock
+// granted to a later attempt of the same TryLock, the first one refused on
+// every node: that attempt's grant of the unchecked node counted unchecked.
+func TestRedLockUncheckedNodeGrantCheckedOnRetry(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 2)
+	px := netproxy.New(t, nodes[0].Addr)
+	prefix := redistest.Prefix(t)
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
+		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
+		newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(prefix+"c:")),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	const nodeTimeout = 100 * time.Millisecond
+	px.Freeze()
+	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	if lctx, err := r.TryLock(ctx, 0); err == nil {
+		_ = r.Unlock(lctx)
+	}
+	px.Thaw()
+	// Another owner holds every node; it gives back nodes 0 and 2 while
+	// the TryLock below waits.
+	other := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	octx := WithOwner(ctx, "other")
+	var held [3]context.Context
+	for i := range 3 {
+		l, err := other.nodes[i].TryLock(octx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held[i] = l
+	}
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		_ = other.nodes[0].Unlock(held[0])
+		_ = other.nodes[2].Unlock(held[2])
+	}()
+	r2 := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	lctx, err := r2.TryLock(ctx, 600*time.Millisecond)
 	if err == nil {
 		_ = r2.Unlock(lctx)
 		t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unasked")
