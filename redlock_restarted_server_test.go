@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -33,6 +34,7 @@ func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes[0].Restart(t)
+	reconnected(ctx, t, cs[0])
 	again := newTestClient(t, nodes[0].Client(t), WithKeyPrefix(redistest.Prefix(t)+"again:"))
 	r2, err := NewRedLock("restarted", []*Client{cs[0], again, cs[1]})
 	if err != nil {
@@ -106,6 +108,7 @@ func TestRedLockRunIDKeptForAWhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes[0].Restart(t)
+	reconnected(ctx, t, cs[0])
 	px := netproxy.New(t, nodes[0].Addr)
 	again := newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(redistest.Prefix(t)+"again:"))
 	time.Sleep(keep + 50*time.Millisecond)
@@ -122,4 +125,15 @@ func TestRedLockRunIDKeptForAWhile(t *testing.T) {
 		t.Fatalf("TryLock returned %v, want ErrInvalidArgument naming the run_id", err)
 	}
 	t.Log(err)
+}
+
+// reconnected waits until c's connection, broken by its server's restart,
+// answers again: an attempt of c failing on it would leave a legitimate
+// majority of the other two nodes (two servers), which these tests would
+// read as a lock taken on one server's grants.
+func reconnected(ctx context.Context, t *testing.T, c *Client) {
+	t.Helper()
+	if !eventually(5*time.Second, func() bool { return c.rc.Do(ctx, c.rc.B().Ping().Build()).Error() == nil }) {
+		t.Fatal("the Client of the restarted server does not reconnect")
+	}
 }
