@@ -301,6 +301,16 @@ type sharedDial struct {
 	log *slog.Logger // the Client's: a call's panic after its caller has left (cuttable)
 }
 
+// baseClient is the rueidis client rc wraps (a Client's sharedDial carries
+// the Client's logger too, so two Clients' wrappers of one rueidis client
+// differ).
+func baseClient(rc rueidis.Client) rueidis.Client {
+	if s, ok := rc.(sharedDial); ok {
+		return s.Client
+	}
+	return rc
+}
+
 // cutCallKey marks the context of a call Close cuts off (a waiting call's
 // attempt after its first, see waitOn): sharedDial returns such a call as
 // soon as its context ends (cuttable).
