@@ -90,7 +90,7 @@ func TestMultiLockUnlockAgainRedLockMember(t *testing.T) {
 		}
 		cs[i] = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
 	}
-	r, err := NewRedLock("red", cs)
+	r, err := NewRedLock("red", cs, WithNodeTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,10 @@ func TestRedLockUnlockAgainAfterRefusal(t *testing.T) {
 		}
 		cs[i] = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
 	}
-	r, err := NewRedLock("refused", cs)
+	// Every node must hold the lock (the test reads each): the default node
+	// timeout, 200 ms, let a majority take it without a slow node on a
+	// loaded machine.
+	r, err := NewRedLock("refused", cs, WithNodeTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

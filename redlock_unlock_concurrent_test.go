@@ -28,7 +28,7 @@ func TestRedLockUnlockBesideRefusedUnlock(t *testing.T) {
 		}
 		cs[i] = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
 	}
-	r := mustRedLock(t, "unlock-beside", cs)
+	r := mustRedLock(t, "unlock-beside", cs, WithNodeTimeout(time.Second)) // every node must hold it: roomy for a loaded machine
 	ctx := testCtx(t, 30*time.Second)
 	lctx, err := r.Lock(ctx)
 	if err != nil {
