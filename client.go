@@ -328,8 +328,10 @@ type cutCallKey struct{}
 // the server is undone as for any attempt cut off.
 // A panic of call (a client wrapper's) goes on on the caller's goroutine, as
 // an uncut call's does: on call's own it crashed the process. One after the
-// caller has left is logged.
-func cuttable[T any](ctx context.Context, log *slog.Logger, call func() T, fail func(error) T) T {
+// caller has left is logged, as in what. The one mechanism for every call
+// run on a goroutine of its own that its caller may stop waiting for (also
+// callBounded, sendBounded).
+func cuttable[T any](ctx context.Context, log *slog.Logger, what string, call func() T, fail func(error) T) T {
 	type outcome struct {
 		r      T
 		caught any // call's panic
@@ -348,7 +350,7 @@ func cuttable[T any](ctx context.Context, log *slog.Logger, call func() T, fail 
 			done <- o
 			mu.Unlock()
 			if gone && o.caught != nil && log != nil {
-				log.Error("panic recovered", "in", "a waiting call's attempt let go as Close cut it off", "panic", o.caught, "stack", string(debug.Stack()))
+				log.Error("panic recovered", "in", what, "panic", o.caught, "stack", string(debug.Stack()))
 			}
 		}()
 		o.r = call()
@@ -374,6 +376,9 @@ func cuttable[T any](ctx context.Context, log *slog.Logger, call func() T, fail 
 	return o.r
 }
 
+// cutAttempt is what a panic logged by cuttable in sharedDial was in.
+const cutAttempt = "a waiting call's attempt let go as Close cut it off"
+
 // sharedDialAgain bounds how many times one call is made again.
 const sharedDialAgain = 8
 
@@ -389,7 +394,7 @@ func canceledByOther(ctx context.Context, err error) bool {
 
 func (s sharedDial) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
 	if ctx.Value(cutCallKey{}) != nil {
-		return cuttable(ctx, s.log, func() rueidis.RedisResult { return s.do(ctx, cmd) }, rueidis.NewErrorResult)
+		return cuttable(ctx, s.log, cutAttempt, func() rueidis.RedisResult { return s.do(ctx, cmd) }, rueidis.NewErrorResult)
 	}
 	return s.do(ctx, cmd)
 }
@@ -420,7 +425,7 @@ func (s sharedDial) Nodes() map[string]rueidis.Client {
 
 func (s sharedDial) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
 	if ctx.Value(cutCallKey{}) != nil {
-		return cuttable(ctx, s.log, func() []rueidis.RedisResult { return s.doMulti(ctx, multi) }, func(err error) []rueidis.RedisResult {
+		return cuttable(ctx, s.log, cutAttempt, func() []rueidis.RedisResult { return s.doMulti(ctx, multi) }, func(err error) []rueidis.RedisResult {
 			rs := make([]rueidis.RedisResult, len(multi))
 			for i := range rs {
 				rs[i] = rueidis.NewErrorResult(err)

@@ -316,7 +316,7 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 		// Close ends it: the undo Close gives an acquisition of unknown
 		// outcome (undoLater) takes over, within its own bound.
 		stop := context.AfterFunc(c.closingCtx, cancel)
-		err := callBounded(actx, undo)
+		err := c.callBounded(actx, undo)
 		stop()
 		cancel()
 		if err == nil {
@@ -348,21 +348,11 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 // it was to give back is left to the lease it may have set (the undo Close
 // gives, or a later one, may still give it back). For undos, which are
 // rare, and guarded calls (sendBounded), which wait for a WAIT anyway: a
-// goroutine per call.
-func callBounded(ctx context.Context, call func(context.Context) error) error {
-	done := make(chan error, 1)
-	go func() { done <- call(ctx) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		select {
-		case err := <-done: // both at once: the call's own answer
-			return err
-		default:
-			return ctx.Err()
-		}
-	}
+// goroutine per call. A panic of call (a client wrapper's) goes on on the
+// caller's goroutine, as an unbounded call's does (on call's own it crashed
+// the process); one after the caller has left is logged (cuttable).
+func (c *Client) callBounded(ctx context.Context, call func(context.Context) error) error {
+	return cuttable(ctx, c.log, "an undo let go at its bound", func() error { return call(ctx) }, func(err error) error { return err })
 }
 
 // refusedForGood reports an answer from Redis that the same call made again
@@ -3277,6 +3267,8 @@ type undoMarker interface {
 func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, until time.Time, token int64, ended *waitEnd, recheck bool) {
 	leaver, _ := p.(lateLeaver)
 	started := c.background(func() {
+		// A panic of its calls (a client wrapper's) has no caller to reach.
+		defer recoverLogged(c.log, "undoing an acquisition of unknown outcome")
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		id := holdID(p.spec().key, field)
@@ -3381,7 +3373,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		// undone already.)
 		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
-		err := callBounded(ctx, func(ctx context.Context) error {
+		err := c.callBounded(ctx, func(ctx context.Context) error {
 			if token == leanMarkUnread {
 				m, err := p.(undoMarker).undoMark(ctx, field)
 				if err != nil {
@@ -3410,7 +3402,7 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
 	for {
 		actx, acancel := context.WithTimeout(ctx, timeout)
-		err := callBounded(actx, undo)
+		err := c.callBounded(actx, undo)
 		acancel()
 		if err == nil {
 			return true
@@ -3434,7 +3426,7 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	}
 	actx, acancel := context.WithDeadline(context.WithoutCancel(c.ctx), last)
 	defer acancel()
-	return callBounded(actx, undo) == nil
+	return c.callBounded(actx, undo) == nil
 }
 
 // leaveContext bounds a wait's leave of its line (primitive.abandon):

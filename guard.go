@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -219,47 +218,25 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 // bounds it.
 // A panic of send (a client wrapper's) goes on on the caller's goroutine,
 // as an unbounded call's does (on send's own it crashed the process); one
-// after the caller has left is logged.
+// after the caller has left is logged (cuttable).
 func (c *Client) sendBounded(parent, ctx context.Context, n int, send func(context.Context) []rueidis.RedisResult) (replies []rueidis.RedisResult, ok bool) {
 	if parent.Done() == nil {
 		return send(ctx), true
 	}
-	var got []rueidis.RedisResult
-	var mu sync.Mutex
-	var left bool  // the caller has returned without send's replies
-	var caught any // send's panic, for the caller
-	err := callBounded(ctx, func(ctx context.Context) error {
-		defer func() {
-			if v := recover(); v != nil {
-				mu.Lock()
-				gone := left
-				if !gone {
-					caught = v
-				}
-				mu.Unlock()
-				if gone {
-					c.log.Error("panic recovered", "in", "a guarded call let go at its context's end", "panic", v, "stack", string(debug.Stack()))
-				}
-			}
-		}()
-		got = send(ctx)
-		return nil
-	})
-	mu.Lock()
-	left = err != nil
-	v := caught
-	mu.Unlock()
-	if v != nil {
-		panic(v)
+	type sent struct {
+		replies []rueidis.RedisResult
+		ok      bool
 	}
-	if err != nil {
-		replies = make([]rueidis.RedisResult, n)
+	r := cuttable(ctx, c.log, "a guarded call let go at its context's end", func() sent {
+		return sent{send(ctx), true}
+	}, func(err error) sent {
+		replies := make([]rueidis.RedisResult, n)
 		for i := range replies {
 			replies[i] = rueidis.NewErrorResult(err)
 		}
-		return replies, false
-	}
-	return got, true
+		return sent{replies, false}
+	})
+	return r.replies, r.ok
 }
 
 // rerouted checks, on a Cluster, that the calls sent with a WAIT on the

@@ -387,6 +387,8 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 	c := s.c
 	undo := func(ctx context.Context) error { return s.undoOnce(ctx, wire, record) }
 	started := c.background(func() {
+		// A panic of its calls (a client wrapper's) has no caller to reach.
+		defer recoverLogged(c.log, "undoing a permit acquisition of unknown outcome")
 		c.undoUntil(time.Now().Add(max(lease, c.recordTTL)), s.cfg.releaseTimeout, undo)
 	})
 	if !started {
@@ -396,7 +398,7 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 		defer cancel()
 		// Bounded though a call waits on a connection being opened (see
 		// callBounded).
-		_ = callBounded(ctx, func(ctx context.Context) error {
+		_ = c.callBounded(ctx, func(ctx context.Context) error {
 			_, err := callAgain(ctx, func() (struct{}, error) { return struct{}{}, undo(ctx) })
 			return err
 		})

@@ -365,6 +365,8 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	// the permits come back before it drains, not after.
 	done := c.givingBackStart(s.key)
 	started := c.background(func() {
+		// A panic of its calls (a client wrapper's) has no caller to reach.
+		defer recoverLogged(c.log, "undoing a semaphore acquisition of unknown outcome")
 		defer done()
 		if hook != nil {
 			hook()
@@ -390,7 +392,7 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		// Bounded though a call waits on a connection being opened (see
 		// callBounded).
 		var given int64
-		err := callBounded(ctx, func(ctx context.Context) error {
+		err := c.callBounded(ctx, func(ctx context.Context) error {
 			var err error
 			given, err = callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
 			return err

@@ -1,0 +1,145 @@
+package scriptlock
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// panickyUndoClient is a rueidis client whose every call of one script (a
+// Semaphore's undo) panics, as a client wrapper (a hook, a middleware) may,
+// before anything is sent.
+type panickyUndoClient struct {
+	rueidis.Client
+	sha string
+}
+
+func (p *panickyUndoClient) is(cmd rueidis.Completed) bool {
+	cs := cmd.Commands()
+	if len(cs) < 2 {
+		return false
+	}
+	switch strings.ToUpper(cs[0]) {
+	case "EVALSHA":
+		return cs[1] == p.sha
+	case "EVAL":
+		sum := sha1.Sum([]byte(cs[1]))
+		return hex.EncodeToString(sum[:]) == p.sha
+	}
+	return false
+}
+
+func (p *panickyUndoClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if p.is(cmd) {
+		panic("client wrapper panicked")
+	}
+	return p.Client.Do(ctx, cmd)
+}
+
+func (p *panickyUndoClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	for _, cmd := range multi {
+		if p.is(cmd) {
+			panic("client wrapper panicked")
+		}
+	}
+	return p.Client.DoMulti(ctx, multi...)
+}
+
+// panickyUndoSetup is a Client reaching a server through a proxy, whose
+// rueidis client panics on a Semaphore's undo, and a Semaphore of one
+// permit on it, its acquisition's script loaded.
+func panickyUndoSetup(t *testing.T, name string, logs *syncBuffer) (*netproxy.Proxy, *Client, *Semaphore) {
+	t.Helper()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	cmd, err := generated.SemaphoreUndoCommand(node.Client(t), "k", "c", "l", "d", time.Minute, "publish")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &panickyUndoClient{Client: px.Client(t), sha: cmd.Commands()[1]}
+	c := newTestClient(t, rc, WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	sem := mustSem(t, c, name)
+	ctx := testCtx(t, 10*time.Second)
+	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	return px, c, sem
+}
+
+// The background undo of an acquisition of unknown outcome meets a client
+// wrapper that panics: nobody waits for it, so the panic is logged, and
+// Close completes. It ran on the goroutine the undo's call is bounded by,
+// which nothing recovers, and crashed the process.
+func TestBackgroundUndoPanicLogged(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	px, c, sem := panickyUndoSetup(t, "undo-panic-background", &logs)
+	px.Freeze()
+	err := sem.TryAcquire(context.Background(), 1, 300*time.Millisecond)
+	px.Thaw()
+	var na *NotAcquiredError
+	if !errors.As(err, &na) || !na.Unanswered {
+		t.Fatalf("TryAcquire, server frozen: %v, want a NotAcquiredError with Unanswered", err)
+	}
+	if !eventually(5*time.Second, func() bool { return strings.Contains(logs.String(), "panic recovered") }) {
+		t.Fatalf("the undo's panic was not logged; log:\n%s", logs.String())
+	}
+	closed := make(chan struct{})
+	go func() { defer close(closed); c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(closeHang):
+		t.Fatalf("Close did not return within %s", closeHang)
+	}
+}
+
+// The undo Close has an acquisition of unknown outcome make on its own
+// goroutine (Close runs no more background work) meets a client wrapper
+// that panics: the panic reaches TryAcquire's caller, as a panic of the
+// acquisition's own call does, instead of crashing the process from the
+// goroutine the undo's call is bounded by. Close completes.
+func TestCloseUndoPanicReachesCaller(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	px, c, sem := panickyUndoSetup(t, "undo-panic-close", &logs)
+	px.Freeze()
+	defer px.Thaw()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	caught := make(chan any, 1)
+	go func() { caught <- panicked(func() { _ = sem.TryAcquire(ctx, 1, 0) }) }()
+	time.Sleep(100 * time.Millisecond) // the attempt is on its way
+	closed := make(chan struct{})
+	go func() { defer close(closed); c.Close() }()
+	select {
+	case p := <-caught:
+		if p == nil {
+			t.Fatal("TryAcquire did not panic")
+		}
+	case <-time.After(closeHang):
+		t.Fatalf("TryAcquire did not return within %s", closeHang)
+	}
+	px.Thaw()
+	select {
+	case <-closed:
+	case <-time.After(closeHang):
+		t.Fatalf("Close did not return within %s", closeHang)
+	}
+}
