@@ -152,8 +152,13 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 		// read again on a broken connection for as long as its context
 		// lasts, so against a server that stopped answering it would
 		// hold the wait past Close until ctx ends. A read has nothing to
-		// undo.
-		rctx, cancel := context.WithCancel(actx)
+		// undo. Marked for sharedDial (cutCallKey) also on the wait's
+		// first read, which a wait's attempts are not: on a connection
+		// rueidis uses one call at a time it watches the read's deadline
+		// but not its cancellation, and the read hung on past Close until
+		// rueidis gave the connection up (ConnWriteTimeout, 10 s by
+		// default).
+		rctx, cancel := context.WithCancel(context.WithValue(actx, cutCallKey{}, true))
 		defer cancel()
 		defer context.AfterFunc(l.c.closingCtx, cancel)()
 		// From the primary: a replica behind it may not have the count
