@@ -287,11 +287,11 @@ func brokenConn(err error) bool {
 // or Redis refuses it for good (refused, see settleWith). Each undo is
 // bounded by the release timeout and by until: rueidis retries the
 // read-only hold count on a broken connection for as long as its context
-// lasts.
-func (c *Client) settle(ctx context.Context, p primitive, field string, lease, wait time.Duration, until time.Time) (settled bool, refused error) {
+// lasts. later is the background undo (see settleWith).
+func (c *Client) settle(ctx context.Context, p primitive, field string, lease, wait time.Duration, until time.Time, later func()) (settled bool, refused error) {
 	return c.settleWith(ctx, p.spec().cfg.releaseTimeout, until, func(ctx context.Context) error {
 		return c.undoKeeping(ctx, p, field, lease, 0, true, keepPlace{on: true, wait: wait})
-	})
+	}, later)
 }
 
 // settleWith is settle for any undo (a semaphore acquisition's, through its
@@ -302,7 +302,17 @@ func (c *Client) settle(ctx context.Context, p primitive, field string, lease, w
 // NOPERM), which it returns: the wait ends with it, as with a refusal of
 // its own attempt, instead of calling again until ctx or until ends and
 // reporting only the broken connection.
-func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until time.Time, undo func(context.Context) error) (settled bool, refused error) {
+// A panic of undo (a client wrapper's) goes on on the caller's goroutine
+// once later, the background undo the attempt gets when it is not settled,
+// has taken the undo over: the permits a Semaphore's attempt took, which
+// have no lease, were otherwise lost for good.
+func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until time.Time, undo func(context.Context) error, later func()) (settled bool, refused error) {
+	defer func() {
+		if v := recover(); v != nil {
+			later()
+			panic(v)
+		}
+	}()
 	retry := backoff{cur: retryLaterMin, max: retryLaterMax}
 	for {
 		bound := timeout
@@ -316,9 +326,11 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 		// Close ends it: the undo Close gives an acquisition of unknown
 		// outcome (undoLater) takes over, within its own bound.
 		stop := context.AfterFunc(c.closingCtx, cancel)
-		err := c.callBounded(actx, undo)
-		stop()
-		cancel()
+		err := func() error {
+			defer stop()
+			defer cancel()
+			return c.callBounded(actx, undo)
+		}()
 		if err == nil {
 			return true, nil
 		}
@@ -1155,8 +1167,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						// the hold, renews it at once.
 						c.besideLost(holdID(s.key, field), beside)
 					}
+					later := func() {
+						if wait != 0 && ended == nil {
+							ended = &waitEnd{wait: wait}
+						}
+						c.undoLaterQueued(p, field, setLease, start.Add(setLease), 0, ended)
+					}
 					if wait != 0 && brokenConn(err) {
-						ok, refused := c.settle(ctx, p, field, setLease, wait, waitUntil)
+						ok, refused := c.settle(ctx, p, field, setLease, wait, waitUntil, later)
 						if ok {
 							// Settled: the wait goes on (a node that died or
 							// failed over is not the end of a Lock).
@@ -1171,10 +1189,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 							err = unsettled(err, refused)
 						}
 					}
-					if wait != 0 && ended == nil {
-						ended = &waitEnd{wait: wait}
-					}
-					c.undoLaterQueued(p, field, setLease, start.Add(setLease), 0, ended)
+					later()
 				}
 				if mark != nil && (errors.Is(err, ErrUpgrade) || errors.Is(err, generated.ErrBadFence)) {
 					// The lock is in read mode with the owner reading: it

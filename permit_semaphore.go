@@ -259,7 +259,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 			if wait != 0 && brokenConn(err) {
 				ok, refused := s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
 					return s.undoOnce(ctx, wire, record)
-				})
+				}, func() { s.undoLater(wire, record, lease) })
 				if ok {
 					id = randomID()
 					wire, _ = permitWire(id)

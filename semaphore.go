@@ -197,7 +197,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 						given.Store(g)
 					}
 					return err
-				})
+				}, func() { s.undoLater(latch, n, sent) })
 				if ok {
 					if given.Load() == 0 && time.Since(sent) >= s.c.recordTTL {
 						// Redis was out of reach for longer than the

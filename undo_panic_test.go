@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,4 +143,87 @@ func TestCloseUndoPanicReachesCaller(t *testing.T) {
 	case <-time.After(closeHang):
 		t.Fatalf("Close did not return within %s", closeHang)
 	}
+}
+
+// A wait's settling undo of an attempt whose reply was lost with its
+// connection meets a client wrapper that panics once: the panic reaches
+// Acquire's caller, and the undo goes on in the background, as for an
+// attempt of unknown outcome that ends the call, so the permit the attempt
+// took comes back. Left as it was, the permit, which has no lease, was lost
+// for good.
+func TestSettleUndoPanicUndoneLater(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	var d closedConns
+	prc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
+		PipelineMultiplex: -1, DialCtxFn: d.dial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(prc.Close)
+	cmd, err := generated.SemaphoreUndoCommand(node.Client(t), "k", "c", "l", "d", time.Minute, "publish")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &panickyUndoOnce{panickyUndoClient: panickyUndoClient{Client: prc, sha: cmd.Commands()[1]}}
+	var logs syncBuffer
+	c := newTestClient(t, rc, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	h := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
+	ctx := testCtx(t, 20*time.Second)
+	sem := mustSem(t, c, "undo-panic-settle")
+	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	hs := mustSem(t, h, "undo-panic-settle")
+	rc.armed.Store(true)
+	px.FreezeReplies()
+	caught := make(chan any, 1)
+	go func() { caught <- panicked(func() { _ = sem.TryAcquire(ctx, 1, 10*time.Second) }) }()
+	// The attempt took the permit; its reply is held back.
+	if !eventually(5*time.Second, func() bool { n, err := hs.AvailablePermits(ctx); return err == nil && n == 0 }) {
+		t.Fatal("the attempt took no permit")
+	}
+	d.closeAll() // the reply is lost with its connection
+	px.Thaw()
+	select {
+	case p := <-caught:
+		if p == nil {
+			t.Fatal("TryAcquire did not panic")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("TryAcquire did not return within 5 s")
+	}
+	if !eventually(5*time.Second, func() bool { n, err := hs.AvailablePermits(ctx); return err == nil && n == 1 }) {
+		n, err := hs.AvailablePermits(ctx)
+		t.Fatalf("the permit the attempt took did not come back: %d available (%v)", n, err)
+	}
+}
+
+// panickyUndoOnce is panickyUndoClient panicking only while armed, once.
+type panickyUndoOnce struct {
+	panickyUndoClient
+	armed atomic.Bool
+}
+
+func (p *panickyUndoOnce) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if p.is(cmd) && p.armed.CompareAndSwap(true, false) {
+		panic("client wrapper panicked")
+	}
+	return p.Client.Do(ctx, cmd)
+}
+
+func (p *panickyUndoOnce) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	for _, cmd := range multi {
+		if p.is(cmd) && p.armed.CompareAndSwap(true, false) {
+			panic("client wrapper panicked")
+		}
+	}
+	return p.Client.DoMulti(ctx, multi...)
 }
