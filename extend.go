@@ -105,6 +105,11 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	if err != nil {
 		return opError("extend", s.name, err)
 	}
+	if err := ctx.Err(); err != nil {
+		// Nothing would be sent (rueidis refuses a call whose context has
+		// ended): the hold and its deadline are left as they are.
+		return opError("extend", s.name, err)
+	}
 	start := time.Now()
 	at := lossDeadline(start, lease)
 	// The deadline before the call, put back should the script refuse
@@ -143,12 +148,16 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// before the first attempt.
 		rt := newRetrier()
 		for {
+			// A context ended before the attempt: rueidis sends nothing
+			// (nor does the guard), so no script of it can run later.
+			ended := ctx.Err() != nil
 			held, acked, err = p.(extender).extendOnce(ctx, field, lease, token, guard)
 			if err == nil || h.released() || !rt.again(ctx, err, time.Time{}) {
+				// Answered (a refusal by which Redis ran nothing, such as
+				// NO_PUBLISH or LOADING, included), or never sent: its
+				// outcome is known, and it bounds no later call.
+				unknown = err != nil && !ended && unknownOutcome(err)
 				err = rt.failed(ctx, err)
-				// Refused before it wrote (NO_PUBLISH), or answered: its
-				// outcome is known.
-				unknown = err != nil && !errors.Is(err, generated.ErrNoPublish)
 				return held, acked, err
 			}
 		}
@@ -374,7 +383,8 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // ends no later than lease from now, in case the server applied a shorter
 // lease, and since its script may still run later, after calls sent since,
 // no later Extend or renewal of the hold moves the end of its context
-// further than that lease from its own sending.
+// further than that lease from its own sending. One whose ctx has already
+// ended sends nothing and changes nothing.
 func (m *Mutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	return m.c.extend(ctx, lctx, m, lease)
 }

@@ -1,0 +1,93 @@
+package scriptlock
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestExtendEndedContextBoundsNothing: an Extend called with a context that
+// has already ended sends nothing (rueidis refuses it before writing), so
+// no script of it can run later: it must not bound the hold's later
+// deadlines by its lease, as an Extend of unknown outcome does. Else one
+// short Extend made with a stale context ended the hold, extended since
+// with a long lease, within that short lease.
+func TestExtendEndedContextBoundsNothing(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	m := mustMutex(t, c, "extend-done-ctx")
+	ctx := testCtx(t, 30*time.Second)
+	lctx, err := m.LockWithLease(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := m.Extend(done, lctx, 2*time.Second); err == nil {
+		t.Fatal("Extend with an ended context succeeded")
+	}
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	h := lctx.Value(lockCtxKey{}).(*lockCtx).hold
+	if left := time.Until(monoTime(h.lossAt.Load())); left < 30*time.Second {
+		t.Fatalf("loss deadline %s away after a one-minute Extend: an Extend that sent nothing still bounds the hold", left.Round(time.Millisecond))
+	}
+}
+
+// TestExtendRefusedUntilContextEndBoundsNothing: an Extend Redis refused
+// having run nothing (BUSY: the server ran someone's long script) until its
+// context ended ran nothing, nor can it run later: it must not bound the
+// hold's later deadlines by its lease.
+func TestExtendRefusedUntilContextEndBoundsNothing(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	m := mustMutex(t, c, "extend-busy")
+	ctx := testCtx(t, 30*time.Second)
+	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50").Error(); err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := m.LockWithLease(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	// Runs for a second and a half by the server's clock.
+	const slow = `local s = redis.call('time')
+while true do
+  local n = redis.call('time')
+  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 1500000 then return 1 end
+end`
+	script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		err := rc.Do(ctx, rc.B().Ping().Build()).Error()
+		if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never answered BUSY (last: %v)", err)
+		}
+	}
+	bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	busyErr := m.Extend(bctx, lctx, 2*time.Second)
+	cancel()
+	if busyErr == nil {
+		t.Fatal("Extend while the server is busy succeeded")
+	}
+	script()
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	h := lctx.Value(lockCtxKey{}).(*lockCtx).hold
+	if left := time.Until(monoTime(h.lossAt.Load())); left < 30*time.Second {
+		t.Fatalf("loss deadline %s away after a one-minute Extend: an Extend refused BUSY until its context ended (%v) still bounds the hold", left.Round(time.Millisecond), busyErr)
+	}
+}
