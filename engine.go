@@ -1165,7 +1165,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						// since, and set its lease there: that hold is
 						// bounded by it, and the watchdog, should it renew
 						// the hold, renews it at once.
-						c.besideLost(holdID(s.key, field), beside)
+						c.besideLost(holdID(s.key, field), setLease, beside)
 					}
 					later := func() {
 						if wait != 0 && ended == nil {
@@ -1564,10 +1564,12 @@ func (c *Client) renewSoon(h *hold) {
 }
 
 // besideLost bounds the owner's hold of id, if one is registered, by at:
-// the loss deadline a re-entry of unknown outcome, sent before that hold was
-// registered, may have set on it (see acquire). A hold the watchdog renews is
-// renewed at once.
-func (c *Client) besideLost(id holdKey, at time.Time) {
+// the loss deadline a re-entry of unknown outcome with lease, sent before
+// that hold was registered, may have set on it (see acquire). That re-entry
+// may also still run later, after calls of the hold sent since: as one sent
+// once the hold was registered, it bounds them by lease (leaseUnknown). A
+// hold the watchdog renews is renewed at once.
+func (c *Client) besideLost(id holdKey, lease time.Duration, at time.Time) {
 	c.mu.Lock()
 	h := c.holds[id]
 	renewing := h != nil && h.renewing
@@ -1575,7 +1577,7 @@ func (c *Client) besideLost(id holdKey, at time.Time) {
 	if h == nil {
 		return
 	}
-	c.armEarlier(h, at)
+	c.leaseUnknown(h, lease, at)
 	if renewing {
 		c.renewSoon(h)
 	}
