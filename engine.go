@@ -1493,7 +1493,7 @@ func (c *Client) watchLater(h *hold, start time.Time, every time.Duration) {
 	h.mu.Lock()
 	if h.watch == watchNone && !h.released() {
 		h.watch = watchPending
-		h.renew.due = start.Add(every)
+		h.renew.due = start.Add(renewEvery(h, every))
 		h.renew.every = every
 		if h.loss != nil {
 			// A re-entry without a lease of a hold armed for its own lease:
@@ -1522,7 +1522,7 @@ func (c *Client) watchNow(h *hold) bool {
 		return false
 	}
 	h.watch = watchAdded
-	due, every := h.renew.due, h.renew.every
+	due, every := h.renew.due, renewEvery(h, h.renew.every)
 	if h.loss != nil {
 		h.loss.t.Reset(time.Until(monoTime(h.lossAt.Load())))
 	}
@@ -1842,13 +1842,33 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 // a later Extend with a longer lease, run first on another connection,
 // moved the deadline to its own lease, and the lock context outlived the
 // shorter lease the first call then set.
+//
+// The watchdog renews such a hold (handed to it before or after) at least
+// every third of lease: each renewal moves the deadline only that far.
 func (c *Client) leaseUnknown(h *hold, lease time.Duration, at time.Time) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.unknownLease == 0 || lease < h.unknownLease {
+	shorter := h.unknownLease == 0 || lease < h.unknownLease
+	if shorter {
 		h.unknownLease = lease
+		h.unknownEvery.Store(int64(lease / 3))
 	}
 	c.setLossLocked(h, at, true, false)
+	added := shorter && h.watch == watchAdded && !h.released()
+	h.mu.Unlock()
+	if added {
+		// Its next renewal may be due past the new deadline.
+		c.wd.soon(&h.renew)
+	}
+}
+
+// renewEvery is how often the watchdog renews h, whose renewal interval is
+// every: at least every third of the lease of a call of unknown outcome
+// (see leaseUnknown).
+func renewEvery(h *hold, every time.Duration) time.Duration {
+	if u := time.Duration(h.unknownEvery.Load()); u > 0 && u < every {
+		return u
+	}
+	return every
 }
 
 // unknownBound is at, or the deadline the shortest lease of an Extend of h

@@ -67,6 +67,11 @@ type hold struct {
 	// deadline moves past it from the sending of the call that sets it
 	// (see Client.leaseUnknown).
 	unknownLease time.Duration
+	// unknownEvery is a third of unknownLease (0: none): the watchdog
+	// renews the hold at least this often (see renewal.interval), else
+	// each renewal's deadline, bounded by that lease, ended the hold
+	// before the next renewal was due.
+	unknownEvery atomic.Int64
 	// reads, for a read hold its owner has re-entered: a lower bound
 	// (monoNanos) of the expiry of each of the owner's read lease keys.
 	// reads[0] is the first key's, which a release that leaves holds never

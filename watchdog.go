@@ -448,11 +448,13 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 			// loss deadline stays where it was. Try again soon: a renewal
 			// a replica acknowledges before that deadline moves it on.
 			failed++
-			r.due = now.Add(min(r.every/4, time.Second))
+			r.due = now.Add(min(renewEvery(r.h, r.every)/4, time.Second))
 			heap.Push(&w.queue, r)
 		case rep.err == nil && rep.held:
 			w.renewals.Add(1)
-			r.due = now.Add(r.every)
+			// A call of unknown outcome bounds the deadline each renewal
+			// sets by its lease (see Client.leaseUnknown).
+			r.due = now.Add(renewEvery(r.h, r.every))
 			heap.Push(&w.queue, r)
 			renewed = append(renewed, r)
 		case (rep.err == nil || otherKind(rep.err)) && !r.h.releasing.Load():
@@ -469,7 +471,7 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 			// now (the release settles it): try again soon. The hold's loss
 			// deadline ends it if no renewal is confirmed in time.
 			failed++
-			r.due = now.Add(min(r.every/4, time.Second))
+			r.due = now.Add(min(renewEvery(r.h, r.every)/4, time.Second))
 			heap.Push(&w.queue, r)
 		}
 		if r.soon {
