@@ -18,13 +18,17 @@ const leanRenewSource = `#!lua flags=allow-oom
 -- counter has moved past that token) is another hold's, whose lease it
 -- leaves alone (see LeanReleaseShared).
 -- Reply true: renewed; false: the owner no longer holds it.
+-- Not retryable: rueidis would send a renewal whose connection broke again
+-- on the next one, also after its hold ended (an Unlock that failed leaves
+-- the lock only until its lease ends); the watchdog makes a failed renewal
+-- again itself, while the hold lasts, and an Extend whose connection broke
+-- fails with its outcome unknown.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @return bool
--- @retryable
 if redis.call('get', KEYS[1]) == ARGV[2] then
   if ARGV[3] ~= '0' then
     local drawn = redis.call('get', KEYS[2])
@@ -38,9 +42,9 @@ return 0
 `
 
 // leanRenewSHA1 is the SHA-1 of leanRenewSource, the name SCRIPT LOAD gives it.
-const leanRenewSHA1 = "b933a1ba39c4e4ee745c7a429c764e4a7c553abe"
+const leanRenewSHA1 = "c09db31be7c1936f8969bbc5e12701fee0e86a73"
 
-var leanRenewScript = rueidis.NewLuaScriptRetryable(leanRenewSource)
+var leanRenewScript = rueidis.NewLuaScript(leanRenewSource)
 
 // LeanRenew extends the lease of a lean lock this owner still holds (the
 // watchdog, and Extend): compare and PEXPIRE. A call for a hold that drew a
@@ -48,6 +52,11 @@ var leanRenewScript = rueidis.NewLuaScriptRetryable(leanRenewSource)
 // counter has moved past that token) is another hold's, whose lease it
 // leaves alone (see LeanReleaseShared).
 // Reply true: renewed; false: the owner no longer holds it.
+// Not retryable: rueidis would send a renewal whose connection broke again
+// on the next one, also after its hold ended (an Unlock that failed leaves
+// the lock only until its lease ends); the watchdog makes a failed renewal
+// again itself, while the hold lasts, and an Extend whose connection broke
+// fails with its outcome unknown.
 //
 // Redis script flags: allow-oom.
 func LeanRenew(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (bool, error) {
@@ -101,7 +110,7 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(leanRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(leanRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -121,7 +130,7 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := leanRenewEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(leanRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(leanRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = leanRenewDecode(resp)
@@ -147,7 +156,7 @@ func LeanRenewCommand(c rueidis.Client, lock string, fence string, lease time.Du
 		}
 	}
 	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10)}
-	return c.B().Evalsha().Sha1(leanRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(leanRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeLeanRenew reads the reply to LeanRenewCommand.

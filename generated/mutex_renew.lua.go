@@ -23,13 +23,16 @@ const mutexRenewSource = `#!lua flags=allow-oom
 -- (the counter has moved past that token) is another hold's, whose lease they
 -- leave alone (see MutexRelease). A counter that has expired (fenceIdle) drew
 -- no token since.
+-- Not retryable: rueidis would send a renewal whose connection broke again
+-- on the next one, also after its hold ended (an Unlock that failed leaves
+-- the lock only until its lease ends); the watchdog makes a failed renewal
+-- again itself, while the hold lasts.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @return bool
--- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   if ARGV[3] ~= '0' then
     local drawn = redis.call('get', KEYS[2])
@@ -44,9 +47,9 @@ return 0
 `
 
 // mutexRenewSHA1 is the SHA-1 of mutexRenewSource, the name SCRIPT LOAD gives it.
-const mutexRenewSHA1 = "00504a1cb3f4b43010c9e2449a86ade5e4b38f2a"
+const mutexRenewSHA1 = "e4fea3752e4dbf0cb88cd552626220473a78a140"
 
-var mutexRenewScript = rueidis.NewLuaScriptRetryable(mutexRenewSource)
+var mutexRenewScript = rueidis.NewLuaScript(mutexRenewSource)
 
 // MutexRenew extends the lease of a lock this owner still holds (the watchdog,
 // and Extend). Reply true: renewed; false: the owner no longer holds it
@@ -59,6 +62,10 @@ var mutexRenewScript = rueidis.NewLuaScriptRetryable(mutexRenewSource)
 // (the counter has moved past that token) is another hold's, whose lease they
 // leave alone (see MutexRelease). A counter that has expired (fenceIdle) drew
 // no token since.
+// Not retryable: rueidis would send a renewal whose connection broke again
+// on the next one, also after its hold ended (an Unlock that failed leaves
+// the lock only until its lease ends); the watchdog makes a failed renewal
+// again itself, while the hold lasts.
 //
 // Redis script flags: allow-oom.
 func MutexRenew(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (bool, error) {
@@ -112,7 +119,7 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -132,7 +139,7 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := mutexRenewEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(mutexRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(mutexRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = mutexRenewDecode(resp)
@@ -158,7 +165,7 @@ func MutexRenewCommand(c rueidis.Client, lock string, fence string, lease time.D
 		}
 	}
 	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10)}
-	return c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeMutexRenew reads the reply to MutexRenewCommand.

@@ -15,13 +15,16 @@ const rwReadRenewSource = `#!lua flags=allow-oom
 -- RwReadRenew extends an owner's read holds (the watchdog): every lease key of
 -- the owner and, if shorter, the lock hash. Reply false when the owner no
 -- longer reads (expired, deleted), so the holder has lost the lock.
+-- Not retryable: rueidis would send a renewal whose connection broke again
+-- on the next one, also after its hold ended (an Unlock that failed leaves
+-- the lock only until its lease ends); the watchdog makes a failed renewal
+-- again itself, while the hold lasts.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check
 -- @return bool
--- @retryable
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
   return 0
@@ -48,13 +51,17 @@ return 1
 `
 
 // rwReadRenewSHA1 is the SHA-1 of rwReadRenewSource, the name SCRIPT LOAD gives it.
-const rwReadRenewSHA1 = "6db6cb35fc13a6e36a142ea8c1f13b0394ef34e1"
+const rwReadRenewSHA1 = "0451718e6644b8d8668db8f9ca93dea6a928e60a"
 
-var rwReadRenewScript = rueidis.NewLuaScriptRetryable(rwReadRenewSource)
+var rwReadRenewScript = rueidis.NewLuaScript(rwReadRenewSource)
 
 // RwReadRenew extends an owner's read holds (the watchdog): every lease key of
 // the owner and, if shorter, the lock hash. Reply false when the owner no
 // longer reads (expired, deleted), so the holder has lost the lock.
+// Not retryable: rueidis would send a renewal whose connection broke again
+// on the next one, also after its hold ended (an Unlock that failed leaves
+// the lock only until its lease ends); the watchdog makes a failed renewal
+// again itself, while the hold lasts.
 //
 // Redis script flags: allow-oom.
 func RwReadRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string, nonce int64) (bool, error) {
@@ -119,7 +126,7 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(rwReadRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(rwReadRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -139,7 +146,7 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := rwReadRenewEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(rwReadRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(rwReadRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = rwReadRenewDecode(resp)
@@ -170,7 +177,7 @@ func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease ti
 		}
 	}
 	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10)}
-	return c.B().Evalsha().Sha1(rwReadRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(rwReadRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeRwReadRenew reads the reply to RwReadRenewCommand.

@@ -26,6 +26,11 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- renewals publish nothing; a repeat finds the expiry it set, and publishes
 -- only as the repeat of an attempt that failed at its publish, after its
 -- writes (a refused SPUBLISH, made again with PUBLISH: again).
+-- Not retryable: rueidis would send a renewal whose connection broke again
+-- on the next one, also after its hold ended (an Unlock that failed leaves
+-- the lock only until its lease ends); the watchdog makes a failed renewal
+-- again itself, while the hold lasts, and an Extend whose connection broke
+-- fails with its outcome unknown.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
@@ -41,7 +46,6 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
--- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return 0
 end
@@ -90,9 +94,9 @@ return 1
 `
 
 // rwWriteRenewSHA1 is the SHA-1 of rwWriteRenewSource, the name SCRIPT LOAD gives it.
-const rwWriteRenewSHA1 = "dfae7fe8335d2b3863c0beb849829a8c40c4c225"
+const rwWriteRenewSHA1 = "8f6b18c61b8bb9309c6f247619e4f3803b3eb104"
 
-var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
+var rwWriteRenewScript = rueidis.NewLuaScript(rwWriteRenewSource)
 
 // RwWriteRenew renews a write hold (the watchdog and Extend): the lock's
 // expiry becomes the lease, or the longest lease left of the writer's own
@@ -107,6 +111,11 @@ var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 // renewals publish nothing; a repeat finds the expiry it set, and publishes
 // only as the repeat of an attempt that failed at its publish, after its
 // writes (a refused SPUBLISH, made again with PUBLISH: again).
+// Not retryable: rueidis would send a renewal whose connection broke again
+// on the next one, also after its hold ended (an Unlock that failed leaves
+// the lock only until its lease ends); the watchdog makes a failed renewal
+// again itself, while the hold lasts, and an Extend whose connection broke
+// fails with its outcome unknown.
 //
 // Redis script flags: allow-oom.
 func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool, again bool) (bool, error) {
@@ -194,7 +203,7 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(rwWriteRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(rwWriteRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -214,7 +223,7 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := rwWriteRenewEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(rwWriteRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(rwWriteRenewSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = rwWriteRenewDecode(resp)
@@ -253,7 +262,7 @@ func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence s
 		}
 	}
 	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10), publish, boolArg(announce), boolArg(again)}
-	return c.B().Evalsha().Sha1(rwWriteRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(rwWriteRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeRwWriteRenew reads the reply to RwWriteRenewCommand.

@@ -250,7 +250,7 @@ var Scripts = []Script{{
 	Keys:      []string{"lock", "fence"},
 	Name:      "LeanRenew",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      leanRenewSHA1,
 	Source:    leanRenewSource,
 }, {
@@ -313,7 +313,7 @@ var Scripts = []Script{{
 	Keys:      []string{"lock", "fence"},
 	Name:      "MutexRenew",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      mutexRenewSHA1,
 	Source:    mutexRenewSource,
 }, {
@@ -502,7 +502,7 @@ var Scripts = []Script{{
 	Keys:      []string{"lock", "timeouts"},
 	Name:      "RwReadRenew",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      rwReadRenewSHA1,
 	Source:    rwReadRenewSource,
 }, {
@@ -538,7 +538,7 @@ var Scripts = []Script{{
 	Keys:      []string{"lock", "timeouts", "fence", "channel"},
 	Name:      "RwWriteRenew",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      rwWriteRenewSHA1,
 	Source:    rwWriteRenewSource,
 }, {

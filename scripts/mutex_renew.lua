@@ -10,13 +10,16 @@
 -- (the counter has moved past that token) is another hold's, whose lease they
 -- leave alone (see MutexRelease). A counter that has expired (fenceIdle) drew
 -- no token since.
+-- Not retryable: rueidis would send a renewal whose connection broke again
+-- on the next one, also after its hold ended (an Unlock that failed leaves
+-- the lock only until its lease ends); the watchdog makes a failed renewal
+-- again itself, while the hold lasts.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @return bool
--- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   if ARGV[3] ~= '0' then
     local drawn = redis.call('get', KEYS[2])

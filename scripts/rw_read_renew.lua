@@ -2,13 +2,16 @@
 -- RwReadRenew extends an owner's read holds (the watchdog): every lease key of
 -- the owner and, if shorter, the lock hash. Reply false when the owner no
 -- longer reads (expired, deleted), so the holder has lost the lock.
+-- Not retryable: rueidis would send a renewal whose connection broke again
+-- on the next one, also after its hold ended (an Unlock that failed leaves
+-- the lock only until its lease ends); the watchdog makes a failed renewal
+-- again itself, while the hold lasts.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check
 -- @return bool
--- @retryable
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
   return 0

@@ -12,6 +12,11 @@
 -- renewals publish nothing; a repeat finds the expiry it set, and publishes
 -- only as the repeat of an attempt that failed at its publish, after its
 -- writes (a refused SPUBLISH, made again with PUBLISH: again).
+-- Not retryable: rueidis would send a renewal whose connection broke again
+-- on the next one, also after its hold ended (an Unlock that failed leaves
+-- the lock only until its lease ends); the watchdog makes a failed renewal
+-- again itself, while the hold lasts, and an Extend whose connection broke
+-- fails with its outcome unknown.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
@@ -27,7 +32,6 @@
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
--- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return 0
 end

@@ -1,0 +1,51 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+)
+
+// A watchdog renewal in flight when its connection breaks is not sent again
+// on the new connection once its hold has ended: after an Unlock that could
+// not reach the server drops the hold, the lock stays only until the lease
+// it had ends. The renewal is caught in a frozen connection, the Unlock
+// fails and drops the hold, and the connection (with the renewal) is dropped:
+// the lock's TTL on the server must not be set to the full lease again.
+func TestRenewalNotResentAfterHoldEnded(t *testing.T) {
+	t.Parallel()
+	const lease = 10 * time.Second
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t, WithWatchdog(lease, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
+			l := lc.make(t, p.c, "renew-after-drop")
+			key := p.key(t, "renew-after-drop")
+			warm(t, l)
+			lctx, err := l.Lock(testCtx(t, 10*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.px.Freeze()
+			// Two renewal intervals: a renewal is now held in the proxy.
+			time.Sleep(700 * time.Millisecond)
+			before := pttlAt(t, p, key)
+			beforeAt := time.Now()
+			if err := l.Unlock(lctx); err == nil {
+				t.Fatal("Unlock succeeded against a frozen server")
+			}
+			p.px.DropAll() // the renewal and the release never reach the server
+			p.px.Thaw()
+			// Time for rueidis to reconnect and send again what it would.
+			time.Sleep(1500 * time.Millisecond)
+			after := pttlAt(t, p, key)
+			// Left of the lease the lock had when the hold ended, with slack
+			// for the round trips.
+			left := before - time.Since(beforeAt).Milliseconds() + 300
+			if after <= 0 {
+				t.Fatalf("the lock is gone (PTTL %d): the dropped release reached the server; the test proves nothing", after)
+			}
+			if after > left {
+				t.Fatalf("the lock's TTL is %d ms, past the %d ms left of its lease when its hold ended (%d ms then): a renewal ran after the owner gave the lock up", after, left, before)
+			}
+		})
+	}
+}
