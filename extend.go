@@ -147,11 +147,22 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// counts from when the script runs, and the loss deadline from
 		// before the first attempt.
 		rt := newRetrier()
+		repeats := 0
 		for {
 			// A context ended before the attempt: rueidis sends nothing
 			// (nor does the guard), so no script of it can run later.
 			ended := ctx.Err() != nil
 			held, acked, err = p.(extender).extendOnce(ctx, field, lease, token, guard)
+			// One whose connection broke under it is made again while the
+			// hold lasts, at most guardedRepeats times in all (a guarded
+			// one is by callGuarded): the scripts are not retryable, so
+			// that rueidis sends none again after the hold ended (an Unlock
+			// that failed gave the lock up).
+			if err != nil && !guard.on() && brokenConn(err) && !errors.Is(err, errGuardStalled) &&
+				!h.released() && ctx.Err() == nil && repeats < guardedRepeats-1 {
+				repeats++
+				continue
+			}
 			if err == nil || h.released() || !rt.again(ctx, err, time.Time{}) {
 				// Answered (a refusal by which Redis ran nothing, such as
 				// NO_PUBLISH or LOADING, included), or never sent: its

@@ -355,10 +355,10 @@ func isNoScript(err error) bool {
 // callGuarded runs a lease-setting script (an Extend) with WAIT after it on
 // the same connection (sendGuarded) and decodes its reply; acked reports
 // whether g.acks replicas acknowledged the write within g.timeout. A call
-// whose connection broke under it is made again within ctx, as rueidis
-// makes the unguarded one (the script is retryable: a repeat sets the same
-// lease, from a moment later, past the loss deadline taken before the
-// first): rueidis repeats no call sent with WAIT. One cut off as stalled is
+// whose connection broke under it is made again within ctx, as Extend (or
+// rueidis, for a PermitSemaphore's) makes the unguarded one (a repeat sets
+// the same lease, from a moment later, past the loss deadline taken before
+// the first): rueidis repeats no call sent with WAIT. One cut off as stalled is
 // not made again: the primary stopped answering.
 func (c *Client) callGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) (bool, error)) (held, acked bool, err error) {
 	acked, err = c.repeatGuarded(ctx, g, build, func(reply rueidis.RedisResult) (err error) {

@@ -21,8 +21,8 @@ const leanRenewSource = `#!lua flags=allow-oom
 -- Not retryable: rueidis would send a renewal whose connection broke again
 -- on the next one, also after its hold ended (an Unlock that failed leaves
 -- the lock only until its lease ends); the watchdog makes a failed renewal
--- again itself, while the hold lasts, and an Extend whose connection broke
--- fails with its outcome unknown.
+-- again itself, and Extend a call whose connection broke, while the hold
+-- lasts.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
@@ -42,7 +42,7 @@ return 0
 `
 
 // leanRenewSHA1 is the SHA-1 of leanRenewSource, the name SCRIPT LOAD gives it.
-const leanRenewSHA1 = "c09db31be7c1936f8969bbc5e12701fee0e86a73"
+const leanRenewSHA1 = "d694162772c97027f56013d7ab7e9d0320a9ce2f"
 
 var leanRenewScript = rueidis.NewLuaScript(leanRenewSource)
 
@@ -55,8 +55,8 @@ var leanRenewScript = rueidis.NewLuaScript(leanRenewSource)
 // Not retryable: rueidis would send a renewal whose connection broke again
 // on the next one, also after its hold ended (an Unlock that failed leaves
 // the lock only until its lease ends); the watchdog makes a failed renewal
-// again itself, while the hold lasts, and an Extend whose connection broke
-// fails with its outcome unknown.
+// again itself, and Extend a call whose connection broke, while the hold
+// lasts.
 //
 // Redis script flags: allow-oom.
 func LeanRenew(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (bool, error) {

@@ -33,6 +33,10 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- again with PUBLISH: again), publishes as that attempt was to. Reply true: extended;
 -- false: the owner no longer holds it, nothing written or published. The
 -- fencing token names the hold, as for MutexRenew.
+-- Not retryable: rueidis would send an Extend whose connection broke again
+-- on the next one while its caller waits, also after its hold ended (an
+-- Unlock that failed leaves the lock only until its lease ends): Extend
+-- makes such a call again itself while the hold lasts.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    channel   redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
@@ -47,7 +51,6 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
--- @retryable
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -118,9 +121,9 @@ return 0
 `
 
 // mutexExtendSHA1 is the SHA-1 of mutexExtendSource, the name SCRIPT LOAD gives it.
-const mutexExtendSHA1 = "9ce81244cccdeafab34aeb280b1addabddc452e2"
+const mutexExtendSHA1 = "33c10869905b85fa5768c13c84329b20833415d0"
 
-var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
+var mutexExtendScript = rueidis.NewLuaScript(mutexExtendSource)
 
 // MutexExtend is MutexRenew for Extend: it sets the lease of a lock this
 // owner still holds, and when that brings the lock's expiry forward it
@@ -142,6 +145,10 @@ var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 // again with PUBLISH: again), publishes as that attempt was to. Reply true: extended;
 // false: the owner no longer holds it, nothing written or published. The
 // fencing token names the hold, as for MutexRenew.
+// Not retryable: rueidis would send an Extend whose connection broke again
+// on the next one while its caller waits, also after its hold ended (an
+// Unlock that failed leaves the lock only until its lease ends): Extend
+// makes such a call again itself while the hold lasts.
 // refusal is the error a publish of this call would fail with after its
 // writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 // call changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -235,7 +242,7 @@ func MutexExtendMulti(ctx context.Context, c rueidis.Client, calls []MutexExtend
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(mutexExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(mutexExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -255,7 +262,7 @@ func MutexExtendMulti(ctx context.Context, c rueidis.Client, calls []MutexExtend
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := mutexExtendEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(mutexExtendSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(mutexExtendSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = mutexExtendDecode(resp)
@@ -294,7 +301,7 @@ func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel str
 		}
 	}
 	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10), publish, boolArg(again)}
-	return c.B().Evalsha().Sha1(mutexExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(mutexExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeMutexExtend reads the reply to MutexExtendCommand.

@@ -29,8 +29,8 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- Not retryable: rueidis would send a renewal whose connection broke again
 -- on the next one, also after its hold ended (an Unlock that failed leaves
 -- the lock only until its lease ends); the watchdog makes a failed renewal
--- again itself, while the hold lasts, and an Extend whose connection broke
--- fails with its outcome unknown.
+-- again itself, and Extend a call whose connection broke, while the hold
+-- lasts.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
@@ -94,7 +94,7 @@ return 1
 `
 
 // rwWriteRenewSHA1 is the SHA-1 of rwWriteRenewSource, the name SCRIPT LOAD gives it.
-const rwWriteRenewSHA1 = "8f6b18c61b8bb9309c6f247619e4f3803b3eb104"
+const rwWriteRenewSHA1 = "266bb36fad91ad398d91a56e82bb202c49abbac1"
 
 var rwWriteRenewScript = rueidis.NewLuaScript(rwWriteRenewSource)
 
@@ -114,8 +114,8 @@ var rwWriteRenewScript = rueidis.NewLuaScript(rwWriteRenewSource)
 // Not retryable: rueidis would send a renewal whose connection broke again
 // on the next one, also after its hold ended (an Unlock that failed leaves
 // the lock only until its lease ends); the watchdog makes a failed renewal
-// again itself, while the hold lasts, and an Extend whose connection broke
-// fails with its outcome unknown.
+// again itself, and Extend a call whose connection broke, while the hold
+// lasts.
 //
 // Redis script flags: allow-oom.
 func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool, again bool) (bool, error) {

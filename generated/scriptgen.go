@@ -277,7 +277,7 @@ var Scripts = []Script{{
 	Keys:      []string{"lock", "fence", "channel", "queue", "timeouts"},
 	Name:      "MutexExtend",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      mutexExtendSHA1,
 	Source:    mutexExtendSource,
 }, {
@@ -475,7 +475,7 @@ var Scripts = []Script{{
 	Keys:      []string{"lock", "timeouts", "prefix", "channel"},
 	Name:      "RwReadExtend",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      rwReadExtendSHA1,
 	Source:    rwReadExtendSource,
 }, {

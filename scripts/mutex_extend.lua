@@ -19,6 +19,10 @@
 -- again with PUBLISH: again), publishes as that attempt was to. Reply true: extended;
 -- false: the owner no longer holds it, nothing written or published. The
 -- fencing token names the hold, as for MutexRenew.
+-- Not retryable: rueidis would send an Extend whose connection broke again
+-- on the next one while its caller waits, also after its hold ended (an
+-- Unlock that failed leaves the lock only until its lease ends): Extend
+-- makes such a call again itself while the hold lasts.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    channel   redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
@@ -33,7 +37,6 @@
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
--- @retryable
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- call changes nothing: NO_PUBLISH, saying whether the ACL user may not

@@ -10,6 +10,10 @@
 -- but for a repeat of an attempt that failed at its publish, after its writes
 -- (a refused SPUBLISH, made again with PUBLISH: again), which publishes as
 -- that attempt was to.
+-- Not retryable: rueidis would send an Extend whose connection broke again
+-- on the next one while its caller waits, also after its hold ended (an
+-- Unlock that failed leaves the lock only until its lease ends): Extend
+-- makes such a call again itself while the hold lasts.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
 -- @key    prefix         {name}, the prefix of every owner's lease keys
@@ -23,7 +27,6 @@
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
--- @retryable
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- call changes nothing: NO_PUBLISH, saying whether the ACL user may not

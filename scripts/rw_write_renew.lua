@@ -15,8 +15,8 @@
 -- Not retryable: rueidis would send a renewal whose connection broke again
 -- on the next one, also after its hold ended (an Unlock that failed leaves
 -- the lock only until its lease ends); the watchdog makes a failed renewal
--- again itself, while the hold lasts, and an Extend whose connection broke
--- fails with its outcome unknown.
+-- again itself, and Extend a call whose connection broke, while the hold
+-- lasts.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
