@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -45,6 +46,39 @@ func TestRenewalNotResentAfterHoldEnded(t *testing.T) {
 			}
 			if after > left {
 				t.Fatalf("the lock's TTL is %d ms, past the %d ms left of its lease when its hold ended (%d ms then): a renewal ran after the owner gave the lock up", after, left, before)
+			}
+		})
+	}
+}
+
+// A renewal whose connection breaks under it, with a renewal interval close
+// to the lease, is made again in time: rueidis no longer sends it again on
+// the next connection, and the watchdog's own retry must come before the
+// hold's loss deadline, not a quarter interval later past it. The server is
+// fine all along; only the connection carrying the renewal is dropped.
+func TestRenewalBrokenConnLongInterval(t *testing.T) {
+	t.Parallel()
+	const lease, every = 3 * time.Second, 2400 * time.Millisecond
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t, WithWatchdog(lease, every))
+			l := lc.make(t, p.c, "renew-broken-long")
+			warm(t, l)
+			lctx, err := l.Lock(testCtx(t, 10*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(every - 200*time.Millisecond)
+			p.px.Freeze()
+			time.Sleep(400 * time.Millisecond) // the first renewal is held in the proxy
+			p.px.DropAll()
+			p.px.Thaw()
+			time.Sleep(lease - every + 500*time.Millisecond) // past the loss deadline had no renewal succeeded
+			if err := context.Cause(lctx); err != nil {
+				t.Fatalf("hold lost after one renewal's connection broke, the server answering all along: %v", err)
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

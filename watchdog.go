@@ -471,7 +471,7 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 			// now (the release settles it): try again soon. The hold's loss
 			// deadline ends it if no renewal is confirmed in time.
 			failed++
-			r.due = now.Add(min(renewEvery(r.h, r.every)/4, time.Second))
+			r.due = now.Add(retryWithin(renewEvery(r.h, r.every), now, monoTime(r.h.lossAt.Load())))
 			heap.Push(&w.queue, r)
 		}
 		if r.soon {
@@ -510,6 +510,21 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	if len(reports) > 0 {
 		w.rep.add(reports...)
 	}
+}
+
+// retryWithin is how soon a renewal that failed is made again: a quarter
+// of the renewal interval, at most a second, and at most half of what is
+// left before the hold's loss deadline at. rueidis sends no renewal again on
+// a new connection, so a renewal whose connection broke fails at once; with
+// an interval close to the lease, a quarter of it can fall past the loss
+// deadline, and the hold would be lost though the server answers again at
+// once.
+func retryWithin(every time.Duration, now, at time.Time) time.Duration {
+	d := min(every/4, time.Second)
+	if left := at.Sub(now); left > 0 {
+		d = min(d, max(left/2, retryLaterMin))
+	}
+	return d
 }
 
 // report calls the Observer's Renewal; a panic is logged, not let through
