@@ -653,6 +653,14 @@ var ownDir = func() string {
 // function can be told from the deferred call's name (a closure or a
 // deferred call's wrapper of it).
 func calledBack() bool {
+	return calledBackFrom(func(fn string) bool {
+		return strings.HasSuffix(fn, ".(*Client).Close") || strings.HasSuffix(fn, ".(*Client).Close-fm")
+	})
+}
+
+// calledBackFrom is calledBack for the call whose frames isEntry reports
+// (a method value's wrapper, name-fm, among them).
+func calledBackFrom(isEntry func(fn string) bool) bool {
 	pcs := make([]uintptr, 64)
 	for {
 		n := runtime.Callers(1, pcs)
@@ -677,7 +685,7 @@ func calledBack() bool {
 		// Close itself, and the wrapper of a method value c.Close, are
 		// not what called it. (A Close that runs Close, through a
 		// callback, has the rest of the engine between them.)
-		isClose := strings.HasSuffix(f.Function, ".(*Client).Close") || strings.HasSuffix(f.Function, ".(*Client).Close-fm")
+		isClose := isEntry(f.Function)
 		switch {
 		case !below:
 			below = isClose

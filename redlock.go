@@ -299,11 +299,6 @@ type redHeld struct {
 	// unreleased: the nodes whose release the last Unlock could not
 	// confirm, which an Unlock again with the hold's context asks again.
 	unreleased unreleasedParts
-	// unlocking is held by the Unlock that releases the hold's nodes, and
-	// by each Unlock made again: one made meanwhile waits for its outcome,
-	// rather than answer ErrNotHeld while nodes it may not release hold the
-	// lock.
-	unlocking sync.Mutex
 }
 
 // unreleasedParts keeps the parts of a RedLock's or MultiLock's hold (its
@@ -315,6 +310,36 @@ type redHeld struct {
 type unreleasedParts struct {
 	mu  sync.Mutex
 	idx []int
+	// unlocking is held by the Unlock that releases the hold's parts, and
+	// by each Unlock made again: one made meanwhile waits for its outcome,
+	// rather than answer ErrNotHeld while parts it may not release hold
+	// their locks (begin).
+	unlocking sync.Mutex
+}
+
+// begin takes unlocking for an Unlock of the hold, waiting for the Unlock
+// that holds it, and reports whether it did (end gives it back). An Unlock
+// made inside the package's own code (an Observer's callback, or a
+// MultiLock's release of a RedLock member) while another holds it does not
+// wait: that callback may be the holder's own, which waits for it.
+func (u *unreleasedParts) begin() bool {
+	if u.unlocking.TryLock() {
+		return true
+	}
+	if calledBackFrom(isUnlock) {
+		return false
+	}
+	u.unlocking.Lock()
+	return true
+}
+
+// end gives back what begin took.
+func (u *unreleasedParts) end() { u.unlocking.Unlock() }
+
+// isUnlock reports the frame of a RedLock's or MultiLock's Unlock.
+func isUnlock(fn string) bool {
+	fn = strings.TrimSuffix(fn, "-fm")
+	return strings.HasSuffix(fn, ".(*RedLock).Unlock") || strings.HasSuffix(fn, ".(*MultiLock).Unlock")
 }
 
 // keep records the parts an Unlock could not release (none: nothing left).
@@ -1161,8 +1186,9 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			// The owner's most recent hold here: given back as through
 			// its own context.
 			known = true
-			h.unlocking.Lock()
-			defer h.unlocking.Unlock()
+			if h.unreleased.begin() {
+				defer h.unreleased.end()
+			}
 			redOwned.disown(h)
 			h.cancel(context.Canceled)
 		} else {
@@ -1171,10 +1197,12 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 				h.stops[i] = func(error) {}
 			}
 		}
-	} else if h.unlocking.Lock(); !h.state.CompareAndSwap(endNone, endUnlocked) {
+	} else if begun := h.unreleased.begin(); !h.state.CompareAndSwap(endNone, endUnlocked) {
 		// Taken before the state is: an Unlock made meanwhile finds the
 		// outcome of the one still releasing the nodes.
-		defer h.unlocking.Unlock()
+		if begun {
+			defer h.unreleased.end()
+		}
 		if h.state.Load() == endLost {
 			<-h.givenBack
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
@@ -1195,7 +1223,9 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		}
 		return r.unlocked(h, retry, r.releaseAll(ctx, retry, true, nil))
 	} else {
-		defer h.unlocking.Unlock()
+		if begun {
+			defer h.unreleased.end()
+		}
 		redOwned.disown(h)
 		h.cancel(context.Canceled)
 	}
