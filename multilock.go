@@ -837,7 +837,9 @@ func clientsOf(l Locker) []*Client {
 // its lease ends: the error names it, and Unlock again with the same
 // context asks those members again (each as its own Unlock made again
 // does: by owner, unless the owner holds it anew), and no other; it fails
-// with ErrNotHeld once none is left to ask. A MultiLock that lost a member has given the others back already:
+// with ErrNotHeld once none is left to ask. An Unlock made while another of
+// the same hold is releasing it waits for that one's outcome, and is then
+// an Unlock made again. A MultiLock that lost a member has given the others back already:
 // Unlock waits for that and fails with ErrNotHeld, as for a lost Mutex.
 func (m *MultiLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
@@ -850,11 +852,21 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 			// The owner's most recent hold here, if any: given back as
 			// through its own context (marked unlocked already).
 			if mh, _ = multiOwned.unlockOwned(ownedKey[multiKey]{m.key, owner}); mh != nil {
+				if mh.unreleased.begin() {
+					defer mh.unreleased.end()
+				}
 				multiOwned.disown(mh)
 				mh.cancel(context.Canceled)
 			}
 		}
 	} else {
+		// Taken before the state is: an Unlock made while another is still
+		// releasing the members waits for its outcome, as a RedLock's does
+		// (unreleasedParts.begin), rather than answer ErrNotHeld while
+		// members it may not release hold their locks.
+		if mh.unreleased.begin() {
+			defer mh.unreleased.end()
+		}
 		if !mh.state.CompareAndSwap(endNone, endUnlocked) {
 			if mh.state.Load() == endLost {
 				<-mh.givenBack
