@@ -311,6 +311,19 @@ func baseClient(rc rueidis.Client) rueidis.Client {
 	return rc
 }
 
+// sameClient reports whether a and b are one rueidis client under the
+// Clients' wrappers (baseClient). A client of a type == cannot compare (a
+// wrapper value with a func or slice field, say) panics there: it is taken
+// as not the same, as one behind such a wrapper cannot be told apart.
+func sameClient(a, b rueidis.Client) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return baseClient(a) == baseClient(b)
+}
+
 // cutCallKey marks the context of a call Close cuts off (a waiting call's
 // attempt after its first, see waitOn): sharedDial returns such a call as
 // soon as its context ends (cuttable).

@@ -149,7 +149,7 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 			if o == c {
 				return nil, invalidf("client %d given twice", i)
 			}
-			if baseClient(o.rc) == baseClient(c.rc) {
+			if sameClient(o.rc, c.rc) {
 				// Each node would see the others' grants as another owner's
 				// hold: no quorum, ever.
 				return nil, invalidf("clients %d and %d share one Redis client: a RedLock needs independent nodes", slices.Index(clients, o), i)
