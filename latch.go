@@ -157,8 +157,14 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 		// rueidis uses one call at a time it watches the read's deadline
 		// but not its cancellation, and the read hung on past Close until
 		// rueidis gave the connection up (ConnWriteTimeout, 10 s by
-		// default).
-		rctx, cancel := context.WithCancel(context.WithValue(actx, cutCallKey{}, true))
+		// default). Not a read that does not wait (AwaitTimeout 0, a poll
+		// of the count as Count is): cuttable sends it on a goroutine of
+		// its own, and a poll has no wait for Close to end.
+		rctx := actx
+		if wait != 0 {
+			rctx = context.WithValue(actx, cutCallKey{}, true)
+		}
+		rctx, cancel := context.WithCancel(rctx)
 		defer cancel()
 		defer context.AfterFunc(l.c.closingCtx, cancel)()
 		// From the primary: a replica behind it may not have the count
