@@ -3350,11 +3350,16 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 					return lerr
 				}
 				if !waiting {
-					if c.testHookLeaveLate != nil {
-						c.testHookLeaveLate()
-					}
-					err = leaver.leaveLate(ctx, field, ended.wait)
-					left()
+					err = func() error {
+						// Also on a panic of the leave (a client
+						// wrapper's, logged): the owner's next wait
+						// would wait for a leave that is over.
+						defer left()
+						if c.testHookLeaveLate != nil {
+							c.testHookLeaveLate()
+						}
+						return leaver.leaveLate(ctx, field, ended.wait)
+					}()
 					if err != nil {
 						if undoRefusedForGood(err) {
 							// The hold was given back: only the place in
