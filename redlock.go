@@ -1065,7 +1065,10 @@ func (r *RedLock) clock() time.Time { return r.nodes[0].c.clock() }
 // their node's Client; the errors are then not known and not returned. A
 // release's panic reaches the caller once every release is done, unless the
 // caller stopped waiting at bound first: it is then logged.
-func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound <-chan struct{}) []error {
+// With bound nil the panic is returned (a node's release that panicked
+// errs with errReleasePanicked), for Unlock to keep the nodes to ask again
+// first (unlockedAll).
+func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound <-chan struct{}) ([]error, releasePanic) {
 	errs := make([]error, len(r.nodes))
 	var caught firstPanic
 	var (
@@ -1102,6 +1105,8 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 						m.c.log.Error("Observer panicked; event dropped", "method", "ReleaseStart", "panic", v, "stack", string(debug.Stack()))
 						return
 					}
+					// Its outcome unknown: asked again by an Unlock again.
+					errs[i] = errReleasePanicked
 					caught.mu.Lock()
 					if !caught.set {
 						caught.set, caught.value = true, v
@@ -1125,12 +1130,9 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 	}
 	if bound == nil {
 		wg.Wait()
-		if caught.set {
-			// A node's release panicked (an Observer's ReleaseStart, the
-			// release itself done): every node's release has run.
-			panic(caught.value)
-		}
-		return errs
+		// A node's release panicked (an Observer's ReleaseStart, the
+		// release itself done): every node's release has run.
+		return errs, releasePanic{caught.set, caught.value}
 	}
 	done := make(chan struct{})
 	go func() {
@@ -1152,7 +1154,28 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 		// release itself done) before the caller stopped waiting.
 		panic(v)
 	}
-	return nil
+	return nil, releasePanic{}
+}
+
+// releasePanic is the panic of a node's release (set), which goes on to
+// Unlock's caller once the nodes whose release failed are kept.
+type releasePanic struct {
+	set   bool
+	value any
+}
+
+// errReleasePanicked is the outcome of a node's release that panicked.
+var errReleasePanicked = errors.New("release panicked")
+
+// unlockedAll is unlocked, then the panic of a node's release, if any,
+// goes on: the nodes whose release failed are kept for an Unlock again
+// first.
+func (r *RedLock) unlockedAll(held, h *redHeld, errs []error, p releasePanic) error {
+	err := r.unlocked(held, h, errs)
+	if p.set {
+		panic(p.value)
+	}
+	return err
 }
 
 // Unlock releases the lock on every node. ctx should be the context Lock
@@ -1221,7 +1244,8 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		for _, i := range again {
 			retry.ctxs[i] = h.ctxs[i]
 		}
-		return r.unlocked(h, retry, r.releaseAll(ctx, retry, true, nil))
+		errs, p := r.releaseAll(ctx, retry, true, nil)
+		return r.unlockedAll(h, retry, errs, p)
 	} else {
 		if begun {
 			defer h.unreleased.end()
@@ -1229,10 +1253,11 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		redOwned.disown(h)
 		h.cancel(context.Canceled)
 	}
+	errs, p := r.releaseAll(ctx, h, known, nil)
 	if !known {
-		return r.unlocked(nil, h, r.releaseAll(ctx, h, known, nil))
+		return r.unlockedAll(nil, h, errs, p)
 	}
-	return r.unlocked(h, h, r.releaseAll(ctx, h, known, nil))
+	return r.unlockedAll(h, h, errs, p)
 }
 
 // unlocked reports the releases of Unlock (errs, by node) of the nodes
