@@ -57,29 +57,5 @@ func TestGuardedReentryAbandonedLease(t *testing.T) {
 		wait += d
 	}
 	time.Sleep(wait + time.Second)
-	px.Thaw()
-	var pttl int64
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		pttl, err = direct.Do(ctx, direct.B().Pttl().Key(key).Build()).AsInt64()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pttl <= short.Milliseconds() || time.Now().After(deadline) {
-			break
-		}
-	}
-	replied := time.Now()
-	if pttl > short.Milliseconds() {
-		t.Skipf("the abandoned re-entry never ran on the server (PTTL %d ms)", pttl)
-	}
-	expiry := replied.Add(time.Duration(pttl) * time.Millisecond)
-	lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
-	if !lossAt.Before(expiry) {
-		t.Fatalf("loss deadline %s after the server's expiry (PTTL %d ms): the hold outlives the lock", lossAt.Sub(expiry), pttl)
-	}
-	select {
-	case <-lctx.Done():
-	case <-time.After(time.Until(expiry) + 2*time.Second):
-		t.Fatalf("lock context still live %s after the server's expiry", time.Since(expiry))
-	}
+	awaitLossBy(t, lctx, lateShortLease(ctx, t, px, direct, key, lctx, short, "re-entry"))
 }
