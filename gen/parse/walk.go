@@ -100,6 +100,12 @@ type walker struct {
 	// (f(ARGV[3])): see settleElemParams.
 	elemParams []upval
 	elemArgs   map[*ast.FunctionExpr]map[int][]elemPass
+	// retElems are what each local function returns as KEYS[n] or ARGV[n]
+	// written in place (return ARGV[3]), and retParams the parameters it
+	// returns untested and unassigned (return v): a call of it gives that
+	// element, or the one the call passes there (see callElems).
+	retElems  map[*ast.FunctionExpr][]elemPass
+	retParams map[*ast.FunctionExpr][]int
 	// called are the local functions called by name, escaped those read
 	// otherwise (passed, stored, aliased: called out of sight), and
 	// paramVals what the parameters of each local function are given in
@@ -242,6 +248,9 @@ type local struct {
 	// numElem is n when it was given tonumber(ARGV[n]) with ARGV[n]
 	// written in place (see walker.tonumberElem); 0 otherwise.
 	numElem int
+	// fnElems are the elements a call of a local function it was given
+	// may return (see callElems), assigned in the block that declares it.
+	fnElems []elemPass
 	// counter is set on the variable of a numeric for, while it is not
 	// assigned: it holds a number; nonzero then when it counts away from
 	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
@@ -448,9 +457,60 @@ func (w *walker) setNumArg(name string, n int, e ast.Expr) {
 	if i != len(w.scopes)-1 {
 		n = 0
 	}
-	l.numArg, l.numElem = n, 0
+	l.numArg, l.numElem, l.fnElems = n, 0, nil
 	if n > 0 {
 		l.numElem = w.tonumberElem(e)
+	}
+	if i == len(w.scopes)-1 && e != nil {
+		// (Its first value: a local given the second gets another.)
+		l.fnElems = w.callElems(e)
+	}
+}
+
+// callElems are the elements KEYS[n] and ARGV[n] a call e of a local
+// function may return: those it returns written in place, and those the
+// call passes in place to a parameter it returns. Each is nil when the list
+// is shorter, as the element written in place is; nil for another e.
+func (w *walker) callElems(e ast.Expr) []elemPass {
+	x, ok := e.(*ast.FuncCallExpr)
+	if !ok {
+		return nil
+	}
+	l := w.localFunc(x.Func)
+	if l == nil || x.Receiver != nil {
+		return nil
+	}
+	out := slices.Clone(w.retElems[l.fnExpr])
+	for _, i := range w.retParams[l.fnExpr] {
+		if i >= len(x.Args) || i == len(x.Args)-1 && expands(x.Args[i]) && !isCall(x.Args[i]) {
+			continue
+		}
+		if table, n, _ := w.elemNeed(x.Args[i]); n > 0 {
+			out = append(out, elemPass{table, n})
+		}
+		out = append(out, w.callElems(x.Args[i])...)
+	}
+	return out
+}
+
+func isCall(e ast.Expr) bool { _, ok := e.(*ast.FuncCallExpr); return ok }
+
+// retElem records what the function being walked returns as its first
+// value e when that is an element, a parameter of it, or a call of a local
+// function that returns one (see callElems).
+func (w *walker) retElem(e ast.Expr) {
+	fn := w.fns[len(w.fns)-1]
+	if w.retElems == nil {
+		w.retElems, w.retParams = map[*ast.FunctionExpr][]elemPass{}, map[*ast.FunctionExpr][]int{}
+	}
+	if table, n, _ := w.elemNeed(e); n > 0 {
+		w.retElems[fn] = append(w.retElems[fn], elemPass{table, n})
+	}
+	w.retElems[fn] = append(w.retElems[fn], w.callElems(e)...)
+	if id, ok := e.(*ast.IdentExpr); ok {
+		if l, _ := w.lookup(id.Value); l != nil && l.paramOf == fn && !l.assigned && !w.guarded(l) && !slices.Contains(w.retParams[fn], l.param-1) {
+			w.retParams[fn] = append(w.retParams[fn], l.param-1)
+		}
 	}
 }
 
@@ -1180,6 +1240,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			v := Value{Source: SourceNil}
 			if len(s.Exprs) > 0 {
 				v = w.value(s.Exprs[0])
+				w.retElem(s.Exprs[0])
 			}
 			w.result(v)
 		}
@@ -2253,14 +2314,18 @@ func (w *walker) expr(e ast.Expr) {
 					w.args[fn][i] = append(w.args[fn][i], w.passed(e.Args, i))
 				}
 				for i, a := range e.Args {
+					elems := w.callElems(a) // f(g()), g returning ARGV[3]
 					if table, n, _ := w.elemNeed(a); n > 0 {
+						elems = append(elems, elemPass{table, n})
+					}
+					if len(elems) > 0 {
 						if w.elemArgs == nil {
 							w.elemArgs = map[*ast.FunctionExpr]map[int][]elemPass{}
 						}
 						if w.elemArgs[fn] == nil {
 							w.elemArgs[fn] = map[int][]elemPass{}
 						}
-						w.elemArgs[fn][i] = append(w.elemArgs[fn][i], elemPass{table, n})
+						w.elemArgs[fn][i] = append(w.elemArgs[fn][i], elems...)
 					}
 				}
 			}
@@ -3479,6 +3544,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if n := w.tonumberElem(x); n > 0 {
 				arg.Indexed = n
 			}
+			// Or a call of a local function that may return it (local
+			// function f() return ARGV[3] end, then f()).
+			w.indexedBy(&arg, w.callElems(x))
 		case *ast.LogicalOpExpr:
 			// Or the right of an and/or (c and 'z' or ARGV[3]), which
 			// Redis gets on some paths.
@@ -3498,6 +3566,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// Or tonumber of it (local n = tonumber(ARGV[3])).
 			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && !w.guarded(l) && l.numArg > 0 && l.numElem > 0 {
 				arg.Indexed = max(arg.Indexed, l.numElem)
+			}
+			// Or a call of a local function that may return it (local v
+			// = f()).
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && !w.guarded(l) {
+				w.indexedBy(&arg, l.fnElems)
 			}
 			// Or given it on some paths only (local v = 'x', if c then v
 			// = ARGV[3] end): the values it may hold, of the table its
@@ -3658,6 +3731,16 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	for _, u := range elemPars {
 		u.call = len(w.f.Calls) - 1
 		w.elemParams = append(w.elemParams, u)
+	}
+}
+
+// indexedBy sets a's Indexed to the largest of elems of the table its
+// value is of, on some paths: the function may return other values too.
+func (w *walker) indexedBy(a *Arg, elems []elemPass) {
+	for _, p := range elems {
+		if (p.Table == "KEYS") == (a.Value.Source == SourceKey) && p.N > a.Indexed {
+			a.Indexed, a.IndexedOnPaths = p.N, true
+		}
 	}
 }
 
