@@ -974,7 +974,7 @@ func (r scriptRules) needElem(op parse.ElemOp) {
 		p := &params[fixed]
 		p.NonEmpty, p.Min = true, max(p.Min, n-fixed)
 		if r.mins != nil {
-			r.mins[table] = append(r.mins[table], countUse{n: n - fixed, pos: op.Pos, sure: op.Sure, name: op.Text})
+			r.mins[table] = append(r.mins[table], countUse{n: n - fixed, pos: op.Pos, sure: op.Sure && !op.OnPaths, name: op.Text})
 		}
 	}
 }

@@ -461,6 +461,11 @@ type ElemOp struct {
 	// Sure is set when every run of the script reads the operand unless
 	// it fails first (see Call.Sure).
 	Sure bool
+	// OnPaths is set when the operand is the element on some paths only
+	// (a local given it in an if, a call of a function that may return
+	// it, a parameter a call passes it): a run that reads the operand
+	// need not need the element.
+	OnPaths bool
 }
 
 // RedisLibCall is a call of redis.name other than call and pcall.
@@ -759,6 +764,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		w.settleUpvals()
 		w.settleParams()
 		w.settleElemParams()
+		w.settleElemOps()
 		nextParams, nextAll, nextRets := w.resolvedParams(), w.allValues(), w.results
 		if nextRets == nil {
 			nextRets = map[*ast.FunctionExpr]Value{}

@@ -100,6 +100,9 @@ type walker struct {
 	// (f(ARGV[3])): see settleElemParams.
 	elemParams []upval
 	elemArgs   map[*ast.FunctionExpr]map[int][]elemPass
+	// opParams are the operands of arithmetic or a concatenation that are
+	// a parameter of the function being walked (see settleElemOps).
+	opParams []opParam
 	// retElems are what each local function returns as KEYS[n] or ARGV[n]
 	// written in place (return ARGV[3]), and retParams the parameters it
 	// returns untested and unassigned (return v): a call of it gives that
@@ -2490,6 +2493,15 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 		return
 	}
 	table, n, text := "", 0, ""
+	onPaths := false
+	// elems takes the largest of elems, each the operand on some paths.
+	elems := func(list []elemPass, what string) {
+		for _, p := range list {
+			if p.N > n {
+				table, n, text, onPaths = p.Table, p.N, what+" ("+p.Table+"["+strconv.Itoa(p.N)+"])", true
+			}
+		}
+	}
 	switch x := e.(type) {
 	case *ast.AttrGetExpr:
 		if id, ok := x.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
@@ -2502,6 +2514,10 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 	case *ast.FuncCallExpr:
 		if i := w.tonumberElem(x); i > 0 {
 			table, n, text = "ARGV", i, "tonumber(ARGV["+strconv.Itoa(i)+"])"
+		} else if id, ok := x.Func.(*ast.IdentExpr); ok {
+			// A call of a local function that may return it (local
+			// function f() return ARGV[3] end, then f() + 1).
+			elems(w.callElems(x), id.Value+"()")
 		}
 	case *ast.LogicalOpExpr:
 		// An and with the element on either side ((ARGV[3] and 1) + 1,
@@ -2516,6 +2532,12 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 		}
 	case *ast.IdentExpr:
 		l, _ := w.lookup(x.Value)
+		if l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.guarded(l) && !w.dry {
+			// A parameter: the elements the calls pass it, once the
+			// whole chunk is walked (see settleElemOps).
+			w.opParams = append(w.opParams, opParam{l: l, name: x.Value, op: op, pos: pos, e: e, fns: slices.Clone(w.fns)})
+			return
+		}
 		if l == nil || l.fn != w.depth || l.paramOf != nil || l.fnAssigned || w.guarded(l) {
 			return
 		}
@@ -2529,13 +2551,63 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 		} else if l.numArg > 0 && l.numElem > 0 {
 			table, n, text = "ARGV", l.numElem, x.Value+" (tonumber(ARGV["+strconv.Itoa(l.numElem)+"]))"
 		}
+		if n == 0 {
+			// Or given it on some paths only (local v = 'x', if c then
+			// v = ARGV[3] end), or by a call of a local function that may
+			// return it (local v = f()).
+			var alts []elemPass
+			for _, r := range append([]Return{l.reply}, l.reply.Alts...) {
+				for _, t := range []string{"KEYS", "ARGV"} {
+					rest, ok := strings.CutPrefix(r.Text, t+"[")
+					if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); ok && r.Kind == ReturnString && err == nil && i >= 1 && strings.HasSuffix(rest, "]") {
+						alts = append(alts, elemPass{t, i})
+					}
+				}
+			}
+			elems(append(alts, l.fnElems...), x.Value)
+		}
 	}
 	if n == 0 {
 		return
 	}
-	w.f.ElemOps = append(w.f.ElemOps, ElemOp{Pos: pos, Table: table, N: n, Text: text + " in " + op})
+	w.f.ElemOps = append(w.f.ElemOps, ElemOp{Pos: pos, Table: table, N: n, Text: text + " in " + op, OnPaths: onPaths})
 	w.elemOpFns = append(w.elemOpFns, slices.Clone(w.fns))
 	w.elemOpExprs = append(w.elemOpExprs, e)
+}
+
+// opParam is an operand of op at pos that is a parameter of the function
+// being walked (l, named name), untested there; fns are the functions
+// being walked there.
+type opParam struct {
+	l        *local
+	name, op string
+	pos      Pos
+	e        ast.Expr
+	fns      []*ast.FunctionExpr
+}
+
+// settleElemOps records an operand that is an untested parameter of a
+// local function as the ElemOp of the element a call of the function passes
+// it in place (local function f(v) return v .. ':x' end; f(ARGV[3])): nil
+// there when the list is short, and Lua fails the script. It runs once the
+// whole chunk is walked, when every call is seen.
+func (w *walker) settleElemOps() {
+	for _, u := range w.opParams {
+		var best elemPass
+		for _, p := range w.elemArgs[u.l.paramOf][u.l.param-1] {
+			if p.N > best.N {
+				best = p
+			}
+		}
+		if best.N == 0 {
+			continue
+		}
+		text := u.name + " (" + best.Table + "[" + strconv.Itoa(best.N) + "])"
+		// (Another call may pass the function another value.)
+		w.f.ElemOps = append(w.f.ElemOps, ElemOp{Pos: u.pos, Table: best.Table, N: best.N, Text: text + " in " + u.op, OnPaths: true})
+		w.elemOpFns = append(w.elemOpFns, u.fns)
+		w.elemOpExprs = append(w.elemOpExprs, u.e)
+	}
 }
 
 // cond walks a condition, recording the replies it tests for truth: the
