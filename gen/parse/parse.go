@@ -765,6 +765,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		w.settleParams()
 		w.settleElemParams()
 		w.settleElemOps()
+		w.settleUpvalElems()
 		nextParams, nextAll, nextRets := w.resolvedParams(), w.allValues(), w.results
 		if nextRets == nil {
 			nextRets = map[*ast.FunctionExpr]Value{}

@@ -101,8 +101,10 @@ type walker struct {
 	elemParams []upval
 	elemArgs   map[*ast.FunctionExpr]map[int][]elemPass
 	// opParams are the operands of arithmetic or a concatenation that are
-	// a parameter of the function being walked (see settleElemOps).
-	opParams []opParam
+	// a parameter of the function being walked (see settleElemOps), and
+	// opUpvals those that are a local of an enclosing function (see
+	// settleUpvalElems).
+	opParams, opUpvals []opParam
 	// retElems are what each local function returns as KEYS[n] or ARGV[n]
 	// written in place (return ARGV[3]), and retParams the parameters it
 	// returns untested and unassigned (return v): a call of it gives that
@@ -254,6 +256,11 @@ type local struct {
 	// fnElems are the elements a call of a local function it was given
 	// may return (see callElems), assigned in the block that declares it.
 	fnElems []elemPass
+	// tested is set once the local is read in a condition, an and/or or a
+	// comparison anywhere: the script may deal with nil there, so a
+	// function reading it as an upvalue need not get nil (see
+	// settleUpvalElems).
+	tested bool
 	// counter is set on the variable of a numeric for, while it is not
 	// assigned: it holds a number; nonzero then when it counts away from
 	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
@@ -2398,6 +2405,7 @@ func (w *walker) expr(e ast.Expr) {
 			w.exprs(args)
 		}
 	case *ast.LogicalOpExpr:
+		w.markTested(e)
 		done := w.probe(e.Lhs)
 		w.expr(e.Lhs)
 		w.logicRight++
@@ -2405,6 +2413,7 @@ func (w *walker) expr(e ast.Expr) {
 		w.logicRight--
 		done()
 	case *ast.RelationalOpExpr:
+		w.markTested(e)
 		// In order (left, operator, right), so the n-th operator walked on a
 		// line is the n-th in its text.
 		c := Compare{Op: e.Operator, Left: w.operand(e.Lhs, len(w.f.Calls))}
@@ -2440,6 +2449,7 @@ func (w *walker) expr(e ast.Expr) {
 		w.elemOperand(e.Expr, "unary -", pos)
 		w.operation(e.Expr, "unary -", pos)
 	case *ast.UnaryNotOpExpr:
+		w.markTested(e)
 		w.truth(e.Expr, true)
 		w.expr(e.Expr)
 	case *ast.UnaryLenOpExpr:
@@ -2538,6 +2548,12 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 			w.opParams = append(w.opParams, opParam{l: l, name: x.Value, op: op, pos: pos, e: e, fns: slices.Clone(w.fns)})
 			return
 		}
+		if l != nil && l.fn < w.depth && l.paramOf == nil && !w.dry {
+			// A local of an enclosing function: what it is assigned
+			// anywhere, once the whole chunk is walked.
+			w.opUpvals = append(w.opUpvals, opParam{l: l, name: x.Value, op: op, pos: pos, e: e, fns: slices.Clone(w.fns)})
+			return
+		}
 		if l == nil || l.fn != w.depth || l.paramOf != nil || l.fnAssigned || w.guarded(l) {
 			return
 		}
@@ -2573,6 +2589,50 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 	w.f.ElemOps = append(w.f.ElemOps, ElemOp{Pos: pos, Table: table, N: n, Text: text + " in " + op, OnPaths: onPaths})
 	w.elemOpFns = append(w.elemOpFns, slices.Clone(w.fns))
 	w.elemOpExprs = append(w.elemOpExprs, e)
+}
+
+// upvalElem is n when l, a local that a function reads from an enclosing
+// one, holds table[n] (KEYS or ARGV) written in place wherever it is
+// assigned, and the script never tests it: nil in the function when the
+// list is short. 0 otherwise.
+func upvalElem(l *local) (string, int) {
+	v := l.all
+	if l.tested || l.table || v.Derived || v.Stringified || v.Source != SourceArgv && v.Source != SourceKey {
+		return "", 0
+	}
+	table := map[Source]string{SourceArgv: "ARGV", SourceKey: "KEYS"}[v.Source]
+	rest, ok := strings.CutPrefix(v.Text, table+"[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return "", 0
+	}
+	if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); err == nil && i >= 1 {
+		return table, i
+	}
+	return "", 0
+}
+
+// settleUpvalElems gives an argument of redis.call, or an operand of
+// arithmetic or a concatenation, that is a local of an enclosing function
+// the element that local holds (local v = ARGV[3]; local function f()
+// redis.call('SET', KEYS[1], v) end): nil there when the list is short, as
+// the element written in place is. It runs once the whole chunk is walked,
+// when every assignment and test of the local is seen.
+func (w *walker) settleUpvalElems() {
+	for _, u := range w.upvals {
+		a := &w.f.Calls[u.call].Args[u.arg]
+		if table, n := upvalElem(u.l); n > a.Indexed && (table == "KEYS") == (a.Value.Source == SourceKey) && (a.Value.Source == SourceKey || a.Value.Source == SourceArgv) {
+			// (The function may run on some paths only.)
+			a.Indexed, a.IndexedOnPaths = n, true
+		}
+	}
+	for _, u := range w.opUpvals {
+		if table, n := upvalElem(u.l); n > 0 {
+			text := u.name + " (" + table + "[" + strconv.Itoa(n) + "])"
+			w.f.ElemOps = append(w.f.ElemOps, ElemOp{Pos: u.pos, Table: table, N: n, Text: text + " in " + u.op, OnPaths: true})
+			w.elemOpFns = append(w.elemOpFns, u.fns)
+			w.elemOpExprs = append(w.elemOpExprs, u.e)
+		}
+	}
 }
 
 // opParam is an operand of op at pos that is a parameter of the function
@@ -2620,7 +2680,19 @@ func (w *walker) cond(e ast.Expr) {
 	}
 	w.truth(e, false)
 	w.measuredElem(e)
+	w.markTested(e)
 	w.expr(e)
+}
+
+// markTested marks the locals e reads as tested (see local.tested).
+func (w *walker) markTested(e ast.Expr) {
+	inspect([]ast.Stmt{&ast.ReturnStmt{Exprs: []ast.Expr{e}}}, func(ast.Stmt) {}, func(e ast.Expr) {
+		if id, ok := e.(*ast.IdentExpr); ok {
+			if l, _ := w.lookup(id.Value); l != nil {
+				l.tested = true
+			}
+		}
+	})
 }
 
 // measuredElem records a condition that tests whether KEYS or ARGV holds
