@@ -1933,7 +1933,7 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 			warn(a.Pos, "%s reads an integer there (%s), and the argument is %s, which is -0 when %s is 0 (a Lua number is a double): Redis gets \"-0\" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write %s, which gives 0", where, w.name, what, n.Of, fix)
 			return
 		}
-		p, n := argParam(a.Value, params)
+		p, n := argOf(a, params)
 		if p == nil {
 			return
 		}
@@ -2188,7 +2188,7 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 		}
 		return
 	}
-	p, n := argParam(a.Value, params)
+	p, n := argOf(a, params)
 	if p == nil {
 		return
 	}
@@ -2530,6 +2530,19 @@ func argParam(v parse.Value, params []Param) (*Param, int) {
 	}
 	if p := paramOf(n, params); p != nil {
 		return p, n
+	}
+	return nil, 0
+}
+
+// argOf is argParam of a's value, or the @arg of the argument a local
+// function a is a call of may return (parse.Arg.Returned): Redis gets that
+// argument there on some path.
+func argOf(a parse.Arg, params []Param) (*Param, int) {
+	if p, n := argParam(a.Value, params); p != nil {
+		return p, n
+	}
+	if p := paramOf(a.Returned, params); p != nil {
+		return p, a.Returned
 	}
 	return nil, 0
 }

@@ -208,6 +208,12 @@ type Arg struct {
 	// a parameter some calls pass it): a run that makes the call need not
 	// need the element.
 	IndexedOnPaths bool
+	// Returned is n when the argument is a call of a local function that
+	// may return ARGV[n] written in place, or the parameter a call passes
+	// it (local function f() return ARGV[1] end, then f()), or a local
+	// given such a call, and no other element: Redis gets that argument
+	// there on some path at least.
+	Returned int
 	// Nothing is set on a last argument that is a call of a local function
 	// that returns no value on any path (local function f() end): it
 	// passes nothing, and the command gets the arguments before it alone.

@@ -3691,6 +3691,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// Or a call of a local function that may return it (local
 			// function f() return ARGV[3] end, then f()).
 			w.indexedBy(&arg, w.callElems(x))
+			arg.Returned = returnedArg(w.callElems(x))
 		case *ast.LogicalOpExpr:
 			// Or the right of an and/or (c and 'z' or ARGV[3]), which
 			// Redis gets on some paths.
@@ -3715,6 +3716,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// = f()).
 			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && !w.guarded(l) {
 				w.indexedBy(&arg, l.fnElems)
+			}
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned {
+				arg.Returned = returnedArg(l.fnElems)
 			}
 			// Or given it on some paths only (local v = 'x', if c then v
 			// = ARGV[3] end): the values it may hold, of the table its
@@ -3876,6 +3880,19 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		u.call = len(w.f.Calls) - 1
 		w.elemParams = append(w.elemParams, u)
 	}
+}
+
+// returnedArg is n when elems hold ARGV[n] and no other element (see
+// Arg.Returned), 0 otherwise.
+func returnedArg(elems []elemPass) int {
+	n := 0
+	for _, p := range elems {
+		if p.Table != "ARGV" || n != 0 && p.N != n {
+			return 0
+		}
+		n = p.N
+	}
+	return n
 }
 
 // indexedBy sets a's Indexed to the largest of elems of the table its
