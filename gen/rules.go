@@ -777,6 +777,12 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		// callers pass: as many as declared, or at least the fixed ones
 		// (one at least) before a variadic.
 		last := c.Args[len(c.Args)-1]
+		if last.Unpacks == "" && last.Gives > 0 {
+			// A call of a local function that returns as many values on
+			// every path: the command gets them all.
+			n += last.Gives - 1
+			expanding = false
+		}
 		if m, exact, ok := r.unpacked(last.Unpacks, last.UnpackFrom, last.UnpackTo); ok {
 			n += m - 1
 			expanding = !exact

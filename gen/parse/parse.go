@@ -214,6 +214,11 @@ type Arg struct {
 	// given such a call, and no other element: Redis gets that argument
 	// there on some path at least.
 	Returned int
+	// Gives is n when the argument expands (Expands) and is a call of a
+	// local function each path of which returns n values, n >= 1, none of
+	// them a call or ... (local function f() return KEYS[1], 'x' end):
+	// the command gets that many there. 0 when not known.
+	Gives int
 	// Nothing is set on a last argument that is a call of a local function
 	// that returns no value on any path (local function f() end): it
 	// passes nothing, and the command gets the arguments before it alone.

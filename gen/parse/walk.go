@@ -3838,6 +3838,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		}
 		if i == len(e.Args)-2 && expands(a) {
 			arg.Expands = true
+			if g, ok := a.(*ast.FuncCallExpr); ok && g.Receiver == nil {
+				if l := w.localFunc(g.Func); l != nil {
+					arg.Gives = returnCount(l.fnExpr)
+				}
+			}
 			if g, ok := a.(*ast.FuncCallExpr); ok {
 				name, lib := w.libFunc(g)
 				arg.Gsub = lib && name == "string.gsub" || g.Receiver != nil && g.Method == "gsub"
@@ -3880,6 +3885,31 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		u.call = len(w.f.Calls) - 1
 		w.elemParams = append(w.elemParams, u)
 	}
+}
+
+// returnCount is n when every path of fn returns n values, n >= 1, none
+// of them a call or ... that gives any number (see Arg.Gives); 0 when not
+// known: a path may end without a return, or returns give other counts.
+func returnCount(fn *ast.FunctionExpr) int {
+	if !exits(fn.Stmts) {
+		return 0
+	}
+	n, ok := -1, true
+	inspectShallow(fn.Stmts, func(s ast.Stmt) {
+		r, isRet := s.(*ast.ReturnStmt)
+		if !isRet {
+			return
+		}
+		k := len(r.Exprs)
+		if k > 0 && expands(r.Exprs[k-1]) || n >= 0 && k != n {
+			ok = false
+		}
+		n = k
+	}, func(ast.Expr) {})
+	if !ok || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // returnedArg is n when elems hold ARGV[n] and no other element (see
