@@ -18,7 +18,8 @@ func TestKeysTableFieldTraced(t *testing.T) {
 		{"the other index", "local t = {KEYS[1], 'x'}\nreturn redis.call('GET', t[2])",
 			`scripts/x.lua:5:26: key position of GET holds the literal "x": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		{"an index past the list", "local t = {KEYS[1], 'x'}\nreturn redis.call('GET', t[3])",
-			`scripts/x.lua:5:26: key position of GET holds the literal "x": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+			"scripts/x.lua:5:26: argument 1 of redis.call is nil (t[3]: local t lists no such field): Redis refuses it at run time (command arguments must be strings or numbers)\n" +
+				`scripts/x.lua:5:26: key position of GET holds nil: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X reads.\n-- @key k\n-- @return string?\n" + tc.body + "\n"

@@ -214,6 +214,10 @@ type local struct {
 	// fields are the values the constructor gives at a literal index or
 	// name ("1", "lock"), where the checker can tell.
 	fields map[string]Value
+	// fieldsAll is set when fields holds every field the constructor
+	// gives (each at a literal index or name, none from a call or ...
+	// last): another is nil while the table is kept.
+	fieldsAll bool
 	// all merges every value the local is assigned, wherever: what a
 	// function defined before an assignment may read (see settleUpvals),
 	// while val is replaced by an assignment in the declaring block.
@@ -1046,6 +1050,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				if t, ok := s.Exprs[i].(*ast.TableExpr); ok {
 					l, _ := w.lookup(n)
 					l.table, l.elems, l.fields = true, w.tableElems(t), w.tableFields(t)
+					l.fieldsAll = allFieldsListed(t)
 				}
 			}
 			w.setReply(n, replies[i])
@@ -3161,7 +3166,13 @@ func (w *walker) value(e ast.Expr) Value {
 			if v, ok := w.elemsOf(id); ok {
 				// t[1] or t.lock of local t = {KEYS[1], lock = KEYS[2]}:
 				// the value listed there.
-				if f, ok := w.tableLocal(id).fields[fieldKey(x.Key)]; ok {
+				l := w.tableLocal(id)
+				if _, ok := l.fields[fieldKey(x.Key)]; !ok && l.fieldsAll && fieldKey(x.Key) != "" {
+					// t[2] of local t = {KEYS[1]}, a table the script
+					// never changes: nil.
+					return Value{Source: SourceNil, Text: indexText(id.Value, x.Key)}
+				}
+				if f, ok := l.fields[fieldKey(x.Key)]; ok {
 					f.Derived = true
 					if v.Text == "" && f.Source != SourceKey && f.Source != SourceKeyChanged {
 						f.Text = indexText(id.Value, x.Key) // named as written
@@ -3683,6 +3694,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if _, table, i := w.listedElem(x); i > 0 && table != "" {
 				arg.Indexed = i
 			}
+			// A field a table the script never changes does not list
+			// (t[2] of local t = {KEYS[1]}) is nil.
+			if id, ok := x.Object.(*ast.IdentExpr); ok && arg.Value.Source == SourceNil && arg.NotString == "" && w.tableLocal(id) != nil {
+				arg.NotString = "nil (" + arg.Value.Text + ": local " + id.Value + " lists no such field)"
+			}
 		case *ast.FuncCallExpr:
 			// Or tonumber of it (tonumber(ARGV[3])): nil for nil.
 			if n := w.tonumberElem(x); n > 0 {
@@ -4094,6 +4110,20 @@ func (w *walker) tableFields(t *ast.TableExpr) map[string]Value {
 		add(strconv.Itoa(n), w.value(f.Value))
 	}
 	return out
+}
+
+// allFieldsListed reports whether every field of t is at a literal index
+// or name, with no call or ... last that gives any number of values.
+func allFieldsListed(t *ast.TableExpr) bool {
+	for i, f := range t.Fields {
+		if f.Key != nil && fieldKey(f.Key) == "" {
+			return false
+		}
+		if f.Key == nil && i == len(t.Fields)-1 && expands(f.Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldKey is a literal table key as a string: an integer index ("1") or
