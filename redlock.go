@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -1008,6 +1010,31 @@ func (r *RedLock) giveBack(h *redHeld) {
 	}()
 }
 
+// inGiveBack reports whether its caller runs inside the give-back of a
+// lost RedLock's nodes (giveBack: an Observer's ReleaseStart there), which
+// an Unlock of that hold must not wait for: the give-back waits for it.
+func inGiveBack() bool {
+	pcs := make([]uintptr, 64)
+	for {
+		n := runtime.Callers(2, pcs)
+		if n < len(pcs) {
+			pcs = pcs[:n]
+			break
+		}
+		pcs = make([]uintptr, 2*len(pcs))
+	}
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		if strings.Contains(f.Function, ".(*RedLock).giveBack.") && path.Dir(f.File) == ownDir {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
 // firstPanic keeps the first panic of several goroutines, to go on with it
 // on their caller's goroutine once they are all done.
 type firstPanic struct {
@@ -1193,7 +1220,8 @@ func (r *RedLock) unlockedAll(held, h *redHeld, errs []error, p releasePanic) er
 // another of the same hold is releasing it waits for that one's outcome,
 // and is then an Unlock made again. A RedLock whose context ended
 // with ErrLockLost has given its nodes back already: Unlock waits for that
-// and fails with ErrNotHeld, as for a lost Mutex.
+// and fails with ErrNotHeld, as for a lost Mutex (one made from an Observer
+// callback of that give-back does not wait for it).
 func (r *RedLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return opError("unlock redlock", r.name, invalidf("nil context"))
@@ -1227,7 +1255,9 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			defer h.unreleased.end()
 		}
 		if h.state.Load() == endLost {
-			<-h.givenBack
+			if !inGiveBack() {
+				<-h.givenBack
+			}
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
 		}
 		again := h.unreleased.take()
