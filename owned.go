@@ -16,6 +16,9 @@ import (
 type ownedHolds[K comparable, H ownedHold[K]] struct {
 	mu sync.Mutex
 	m  map[ownedKey[K]][]H
+	// unlocking lists the holds an Unlock is releasing (see
+	// startUnlock), oldest first, once or once per such Unlock.
+	unlocking map[ownedKey[K]][]H
 }
 
 type ownedKey[K comparable] struct {
@@ -50,6 +53,10 @@ func (o *ownedHolds[K, H]) own(k ownedKey[K], h H) {
 func (o *ownedHolds[K, H]) disown(h H) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.disownLocked(h)
+}
+
+func (o *ownedHolds[K, H]) disownLocked(h H) {
 	k := *h.registered()
 	if k == (ownedKey[K]{}) {
 		return // not registered yet: own sees it ended
@@ -77,4 +84,76 @@ func (o *ownedHolds[K, H]) unlockOwned(k ownedKey[K]) (h H, ok bool) {
 		}
 	}
 	return h, false
+}
+
+// startUnlock marks h unlocked, unless it has ended already (ok false), and
+// lists it as being unlocked in place of owned: an Unlock that only names
+// the owner made meanwhile finds it there (unlockingOwned), and waits for
+// that Unlock's outcome, rather than find no hold while the parts it may
+// not release hold their locks. doneUnlock takes it off.
+func (o *ownedHolds[K, H]) startUnlock(h H) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !h.endState().CompareAndSwap(endNone, endUnlocked) {
+		return false
+	}
+	o.listUnlocking(h)
+	o.disownLocked(h)
+	return true
+}
+
+// againUnlock lists h, unlocked already, as being unlocked (by an Unlock
+// made again) until doneUnlock.
+func (o *ownedHolds[K, H]) againUnlock(h H) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.listUnlocking(h)
+}
+
+func (o *ownedHolds[K, H]) listUnlocking(h H) {
+	k := *h.registered()
+	if k == (ownedKey[K]{}) {
+		return
+	}
+	if o.unlocking == nil {
+		o.unlocking = map[ownedKey[K]][]H{}
+	}
+	o.unlocking[k] = append(o.unlocking[k], h)
+}
+
+// doneUnlock takes h off the holds being unlocked (once: startUnlock or
+// againUnlock listed it once each).
+func (o *ownedHolds[K, H]) doneUnlock(h H) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	k := *h.registered()
+	hs := o.unlocking[k]
+	if i := slices.Index(hs, h); i >= 0 {
+		hs = slices.Delete(hs, i, i+1)
+	}
+	if len(hs) == 0 {
+		delete(o.unlocking, k)
+	} else {
+		o.unlocking[k] = hs
+	}
+}
+
+// unlockOrUnlocking is unlockOwned, listing the hold it returns as being
+// unlocked (startUnlock); without one, it returns the most recent hold
+// under k being unlocked (unlocking true), if any.
+func (o *ownedHolds[K, H]) unlockOrUnlocking(k ownedKey[K]) (h H, unlocking, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	hs := o.m[k]
+	for i := len(hs) - 1; i >= 0; i-- {
+		if h := hs[i]; h.endState().CompareAndSwap(endNone, endUnlocked) {
+			o.listUnlocking(h)
+			o.disownLocked(h)
+			return h, false, true
+		}
+	}
+	if us := o.unlocking[k]; len(us) > 0 {
+		return us[len(us)-1], true, true
+	}
+	return h, false, false
 }

@@ -1218,7 +1218,8 @@ func (r *RedLock) unlockedAll(held, h *redHeld, errs []error, p releasePanic) er
 // release, say), releasing the lock there by owner if it is still held; it
 // fails with ErrNotHeld once no node is left to ask. An Unlock made while
 // another of the same hold is releasing it waits for that one's outcome,
-// and is then an Unlock made again. A RedLock whose context ended
+// and is then an Unlock made again (one that only names the owner too,
+// when that hold is the owner's most recent). A RedLock whose context ended
 // with ErrLockLost has given its nodes back already: Unlock waits for that
 // and fails with ErrNotHeld, as for a lost Mutex (one made from an Observer
 // callback of that give-back does not wait for it).
@@ -1233,14 +1234,24 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		if !ok {
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (the context names no owner: pass the context Lock returned)", r.name, ErrNotHeld)
 		}
-		if h, _ = redOwned.unlockOwned(ownedKey[redKey]{r.id, owner}); h != nil {
-			// The owner's most recent hold here: given back as through
-			// its own context.
-			known = true
+		var unlocking bool
+		if h, unlocking, _ = redOwned.unlockOrUnlocking(ownedKey[redKey]{r.id, owner}); h != nil && unlocking {
+			// The owner's most recent hold here is being released by
+			// another Unlock: its outcome is waited for, and this is an
+			// Unlock made again, as one with the hold's context is (its
+			// nodes still held here would read as not held).
 			if h.unreleased.begin() {
 				defer h.unreleased.end()
 			}
-			redOwned.disown(h)
+			return r.unlockAgain(ctx, h)
+		} else if h != nil {
+			// The owner's most recent hold here: given back as through
+			// its own context.
+			known = true
+			defer redOwned.doneUnlock(h)
+			if h.unreleased.begin() {
+				defer h.unreleased.end()
+			}
 			h.cancel(context.Canceled)
 		} else {
 			h = &redHeld{owner: owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
@@ -1248,7 +1259,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 				h.stops[i] = func(error) {}
 			}
 		}
-	} else if begun := h.unreleased.begin(); !h.state.CompareAndSwap(endNone, endUnlocked) {
+	} else if begun := h.unreleased.begin(); !redOwned.startUnlock(h) {
 		// Taken before the state is: an Unlock made meanwhile finds the
 		// outcome of the one still releasing the nodes.
 		if begun {
@@ -1260,27 +1271,12 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			}
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
 		}
-		again := h.unreleased.take()
-		if len(again) == 0 {
-			return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
-		}
-		// An Unlock that could not release some nodes: asked again, by
-		// their holds' contexts (by owner, unless the owner holds the node
-		// anew), as a Mutex's Unlock made again is.
-		retry := &redHeld{owner: h.owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
-		for i := range retry.stops {
-			retry.stops[i] = func(error) {}
-		}
-		for _, i := range again {
-			retry.ctxs[i] = h.ctxs[i]
-		}
-		errs, p := r.releaseAll(ctx, retry, true, nil)
-		return r.unlockedAll(h, retry, errs, p)
+		return r.unlockAgain(ctx, h)
 	} else {
+		defer redOwned.doneUnlock(h)
 		if begun {
 			defer h.unreleased.end()
 		}
-		redOwned.disown(h)
 		h.cancel(context.Canceled)
 	}
 	errs, p := r.releaseAll(ctx, h, known, nil)
@@ -1288,6 +1284,28 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		return r.unlockedAll(nil, h, errs, p)
 	}
 	return r.unlockedAll(h, h, errs, p)
+}
+
+// unlockAgain is an Unlock made again of h, unlocked already: the nodes
+// whose release the last Unlock could not confirm are asked again, by their
+// holds' contexts (by owner, unless the owner holds the node anew), as a
+// Mutex's Unlock made again is; none left is ErrNotHeld.
+func (r *RedLock) unlockAgain(ctx context.Context, h *redHeld) error {
+	redOwned.againUnlock(h) // an Unlock by owner meanwhile waits for it too
+	defer redOwned.doneUnlock(h)
+	again := h.unreleased.take()
+	if len(again) == 0 {
+		return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
+	}
+	retry := &redHeld{owner: h.owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
+	for i := range retry.stops {
+		retry.stops[i] = func(error) {}
+	}
+	for _, i := range again {
+		retry.ctxs[i] = h.ctxs[i]
+	}
+	errs, p := r.releaseAll(ctx, retry, true, nil)
+	return r.unlockedAll(h, retry, errs, p)
 }
 
 // unlocked reports the releases of Unlock (errs, by node) of the nodes
