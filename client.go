@@ -188,10 +188,12 @@ type runPause struct {
 	next time.Duration
 }
 
-// keptRunID is a node's run_id and until when it is kept.
+// keptRunID is a node's run_id and until when it is kept; refused: the
+// node refused INFO for good (id "").
 type keptRunID struct {
-	id    string
-	until time.Time
+	id      string
+	refused error
+	until   time.Time
 }
 
 // runIDKeep is how long a node's run_id is kept before it is asked again: a
@@ -1474,8 +1476,9 @@ wait:
 // runIDs returns the run_id of each node of the Client's deployment
 // (rueidis's Nodes: the server, a Sentinel deployment's primary, a
 // Cluster's nodes) by address, asking INFO server, within ctx, of the nodes
-// that have not told it yet, and whether every node has (or refused INFO
-// for good: an ACL without it, whose "" is compared with nothing). The
+// that have not told it yet, the nodes that refused INFO (refused: an ACL
+// without it, whose "" tells nothing), and whether every node has told it
+// or refused it for good (not the Client's password refused). The
 // answers are kept runIDKeep: the RedLocks over the Client made meanwhile
 // ask once. One INFO at a time is asked of a node: calls that find one in
 // flight wait for its answer (within their ctx) instead of sending their
@@ -1488,9 +1491,10 @@ wait:
 // (unless paused, or asked already: the answer of an INFO in flight is as
 // fresh), and what they tell kept. With force, nodes paused are asked too
 // (the caller knows they answer).
-func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) (map[string]string, bool) {
+func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) (map[string]string, map[string]error, bool) {
 	nodes := c.rc.Nodes() // a map of its own (sharedDial): those paused are taken out
 	ids := make(map[string]string, len(nodes))
+	refused := map[string]error{}
 	now := time.Now()
 	paused := 0 // nodes not asked now
 	keep := runIDKeep
@@ -1503,6 +1507,9 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 	for addr, n := range nodes {
 		if k, ok := c.runIDsOf[addr]; ok && now.Before(k.until) && !fresh[addr] {
 			ids[addr] = k.id
+			if k.refused != nil {
+				refused[addr] = k.refused
+			}
 		} else if p, ok := c.runAsk[addr]; ok && now.Before(p.at) && !force {
 			delete(nodes, addr)
 			paused++
@@ -1521,7 +1528,7 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 	}
 	c.runMu.Unlock()
 	if len(asks) == 0 {
-		return ids, paused == 0
+		return ids, refused, paused == 0
 	}
 	// Asked at once, and not waited for past ctx: a call held in rueidis's
 	// opening of a connection does not watch it (see callBounded). Each
@@ -1548,6 +1555,9 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 		case <-a.done:
 			if a.ok {
 				ids[addr] = a.id
+			}
+			if a.refused != nil {
+				refused[addr] = a.refused
 			}
 			if a.panicked && !caught.set {
 				caught.set, caught.value = true, a.value
@@ -1578,19 +1588,24 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 		}
 	}
 	c.runMu.Unlock()
-	return ids, len(ids) == len(nodes) && paused == 0
+	return ids, refused, len(ids) == len(nodes) && paused == 0
 }
 
 // runAsking is an INFO server in flight to a node (runIDs), which the
 // calls that need that node's run_id meanwhile wait for. Its outcome is
 // set before done is closed.
 type runAsking struct {
-	addr     string
-	n        rueidis.Client
-	done     chan struct{}
-	waiting  int // calls waiting for it; guarded by Client.runMu
-	id       string
-	ok       bool // told (or refused INFO for good: id "")
+	addr    string
+	n       rueidis.Client
+	done    chan struct{}
+	waiting int // calls waiting for it; guarded by Client.runMu
+	id      string
+	ok      bool // told (or refused INFO for good: id "")
+	// refused: the node's refusal of INFO (an ACL without it: NOPERM),
+	// which leaves it not compared; ok unless it refused the Client's
+	// password (NOAUTH, WRONGPASS), which a rotation under way gives only
+	// until it ends: asked again, not kept.
+	refused  error
 	panicked bool // the call panicked (a client wrapper, say) with value
 	value    any
 }
@@ -1609,7 +1624,7 @@ func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *run
 			if c.runIDsOf == nil {
 				c.runIDsOf = map[string]keptRunID{}
 			}
-			c.runIDsOf[a.addr] = keptRunID{a.id, time.Now().Add(keep)}
+			c.runIDsOf[a.addr] = keptRunID{a.id, a.refused, time.Now().Add(keep)}
 			delete(c.runAsk, a.addr)
 		}
 		if c.runAsked[a.addr] == a {
@@ -1628,7 +1643,7 @@ func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *run
 	case err == nil:
 		a.id, a.ok = infoField(info, "run_id"), true
 	case refusedForGood(err):
-		a.ok = true
+		a.refused, a.ok = err, !authRefused(err)
 	}
 }
 

@@ -120,8 +120,9 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // option is an error (errors.Is ErrInvalidArgument or ErrInvalidName). Its
 // first Lock or TryLock refuses, with ErrInvalidArgument, nodes whose
 // Clients reach one Redis server (the same run_id, or the same address
-// without run_ids, asked afresh, that tell two servers apart), which
-// NewRedLock, calling no server, leaves to them.
+// without run_ids, asked afresh, that tell two servers apart), and nodes
+// whose servers refuse INFO (an ACL user without it), whose run_id cannot
+// be compared, which NewRedLock, calling no server, leaves to them.
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
 	if err != nil {
@@ -565,6 +566,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 		}
 	}
 	ids := make([]map[string]string, len(r.nodes))
+	refused := make([]map[string]error, len(r.nodes))
 	known := make([]bool, len(r.nodes))
 	var caught firstPanic
 	var wg sync.WaitGroup
@@ -578,7 +580,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 		go func() {
 			defer wg.Done()
 			defer caught.recover() // goes on on the check's goroutine
-			ids[i], known[i] = m.c.runIDs(ctx, fresh[i], force != nil && force[i])
+			ids[i], refused[i], known[i] = m.c.runIDs(ctx, fresh[i], force != nil && force[i])
 		}()
 	}
 	wg.Wait()
@@ -586,6 +588,18 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 		// A node's INFO panicked (a client wrapper, say): the attempt
 		// gives its grants back, and the panic reaches its caller.
 		panic(caught.value)
+	}
+	for i := range r.nodes {
+		for addr, err := range refused[i] {
+			// Without its run_id the node is compared with nothing: two
+			// nodes refusing INFO, reached under two addresses, would
+			// count one server twice. Not the Client's password refused
+			// (a rotation under way) on a node that did not grant the
+			// lock: asked again, as a silent node is.
+			if !authRefused(err) || (force != nil && force[i]) {
+				return nil, fmt.Errorf("%w: node %d: its server %s refused INFO server (%w): without its run_id a RedLock cannot tell whether two nodes reach one Redis server; allow the nodes' user INFO (ACL +info)", ErrInvalidArgument, i, addr, err)
+			}
+		}
 	}
 	for _, s := range shared {
 		a, aok := ids[s.j][s.addr]
