@@ -130,6 +130,14 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	// With the failover guard, a replica must acknowledge the new lease
 	// before the loss deadline moves to it (see below).
 	guard := c.guarded(ctx, s.cfg, s.key)
+	// An attempt made again after one of unknown outcome (its connection
+	// broke under it) leaves the outcome unknown even when the repeat is
+	// answered: the first may still run after it, and after calls sent
+	// since.
+	unsure := false
+	if guard.on() {
+		guard.hold, guard.unsure = h, &unsure
+	}
 	held, acked, err := func() (held, acked bool, err error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()
@@ -161,13 +169,15 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 			if err != nil && !guard.on() && brokenConn(err) && !errors.Is(err, errGuardStalled) &&
 				!h.released() && ctx.Err() == nil && repeats < guardedRepeats-1 {
 				repeats++
+				unsure = true
 				continue
 			}
 			if err == nil || h.released() || !rt.again(ctx, err, time.Time{}) {
 				// Answered (a refusal by which Redis ran nothing, such as
 				// NO_PUBLISH or LOADING, included), or never sent: its
-				// outcome is known, and it bounds no later call.
-				unknown = err != nil && !ended && unknownOutcome(err)
+				// outcome is known, and it bounds no later call, unless
+				// an attempt before it was of unknown outcome.
+				unknown = unsure || err != nil && !ended && unknownOutcome(err)
 				err = rt.failed(ctx, err)
 				return held, acked, err
 			}
@@ -390,7 +400,8 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // passed) while the call was in flight. The call is bounded by
 // ctx, and one whose connection broke is made again within it (under the
 // failover guard too), as is one Redis refused having run nothing (LOADING,
-// BUSY, MISCONF, ...), while the hold lasts; when it fails without an answer, the lock context
+// BUSY, MISCONF, ...), while the hold lasts; when it fails without an answer
+// (or is answered only when made again after its connection broke), the lock context
 // ends no later than lease from now, in case the server applied a shorter
 // lease, and since its script may still run later, after calls sent since,
 // no later Extend or renewal of the hold moves the end of its context

@@ -27,6 +27,14 @@ type guardWait struct {
 	// owner: on a Cluster, the node ID of the primary acks was counted
 	// for ("" unknown), which the write may not reach (rerouted).
 	owner string
+	// hold, for an Extend: the hold whose lease the call sets. Once it
+	// has ended, repeatGuarded sends no repeat: the lock is nobody's to
+	// extend, and the script may reach a newer hold of its owner.
+	hold *hold
+	// unsure, for an Extend: where repeatGuarded records that it made the
+	// call again after an attempt of unknown outcome, which may still run
+	// on the server after the repeat and later calls (see leaseUnknown).
+	unsure *bool
 }
 
 // on reports whether the guard waits.
@@ -370,7 +378,15 @@ func (c *Client) callGuarded(ctx context.Context, g guardWait, build func() (rue
 
 // repeatGuarded is callGuarded for any reply: decode keeps what it reads.
 func (c *Client) repeatGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) error) (acked bool, err error) {
-	for range guardedRepeats {
+	for i := range guardedRepeats {
+		if i > 0 {
+			if g.hold != nil && g.hold.released() {
+				break // ended meanwhile: err is the broken attempt's
+			}
+			if g.unsure != nil {
+				*g.unsure = true
+			}
+		}
 		var reply rueidis.RedisResult
 		reply, acked, err = c.sendGuarded(ctx, g, build)
 		if err != nil {

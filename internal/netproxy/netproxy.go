@@ -28,6 +28,7 @@ type Proxy struct {
 	holdOn        []byte            // HoldOn: the request bytes that hold their connection
 	heldOn        bool              // HoldOn's bytes came and hold their connection
 	conns         map[net.Conn]struct{}
+	clients       map[net.Conn]bool // the client's side of each connection
 	wg            sync.WaitGroup
 }
 
@@ -38,7 +39,7 @@ func New(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatalf("netproxy: listen: %v", err)
 	}
-	p := &Proxy{Addr: ln.Addr().String(), target: target, ln: ln, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{Addr: ln.Addr().String(), target: target, ln: ln, conns: map[net.Conn]struct{}{}, clients: map[net.Conn]bool{}}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.accept()
@@ -78,6 +79,7 @@ func (p *Proxy) accept() {
 			continue
 		}
 		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
+		p.clients[c] = true
 		p.mu.Unlock()
 		p.wg.Add(2)
 		go p.pipe(s, c, false)
@@ -181,6 +183,20 @@ func (p *Proxy) Refuse() {
 	p.DropAll()
 }
 
+// CutHeld closes the client's side of the connections held back (HoldOpen,
+// HoldOn): the client sees its connection break under its call, while the
+// request the proxy holds back still reaches the server at Thaw, after
+// the client's later requests on other connections.
+func (p *Proxy) CutHeld() {
+	p.mu.Lock()
+	for c := range p.held {
+		if p.clients[c] {
+			c.Close()
+		}
+	}
+	p.mu.Unlock()
+}
+
 // Thaw lets traffic flow again.
 func (p *Proxy) Thaw() {
 	p.mu.Lock()
@@ -196,6 +212,7 @@ func (p *Proxy) DropAll() {
 		c.Close()
 	}
 	clear(p.conns)
+	clear(p.clients)
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
