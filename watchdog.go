@@ -445,10 +445,11 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 		case rep.err == nil && rep.held && rep.unacked:
 			// The primary has the new lease but no replica does: a
 			// failover now would promote one with the old expiry, so the
-			// loss deadline stays where it was. Try again soon: a renewal
-			// a replica acknowledges before that deadline moves it on.
+			// loss deadline stays where it was. Try again soon, before
+			// that deadline: a renewal a replica acknowledges then moves
+			// it on.
 			failed++
-			r.due = now.Add(min(renewEvery(r.h, r.every)/4, time.Second))
+			r.due = now.Add(retryWithin(renewEvery(r.h, r.every), now, monoTime(r.h.lossAt.Load())))
 			heap.Push(&w.queue, r)
 		case rep.err == nil && rep.held:
 			w.renewals.Add(1)
@@ -515,10 +516,11 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 // retryWithin is how soon a renewal that failed is made again: a quarter
 // of the renewal interval, at most a second, and at most half of what is
 // left before the hold's loss deadline at. rueidis sends no renewal again on
-// a new connection, so a renewal whose connection broke fails at once; with
-// an interval close to the lease, a quarter of it can fall past the loss
-// deadline, and the hold would be lost though the server answers again at
-// once.
+// a new connection, so a renewal whose connection broke fails at once, and
+// a guarded one no replica acknowledged in time leaves the deadline where
+// it was; with an interval close to the lease, a quarter of it can fall
+// past the loss deadline, and the hold would be lost though the server (or
+// the replica) answers again at once.
 func retryWithin(every time.Duration, now, at time.Time) time.Duration {
 	d := min(every/4, time.Second)
 	if left := at.Sub(now); left > 0 {
