@@ -289,6 +289,12 @@ type redHeld struct {
 	// mu orders an Extend's outcome with the end of the validity: the one
 	// moves it, the other ends the hold, never both.
 	mu sync.Mutex
+	// extends counts the Extends in flight and extendSeq those sent
+	// (guarded by mu): Extends that overlap run on the nodes in any order,
+	// so one that another overlapped may not have set the leases the nodes
+	// hold, and its outcome only moves the validity earlier.
+	extends   int
+	extendSeq uint64
 	// state is endNone until Unlock (endUnlocked) or the loss of the quorum
 	// or the validity (endLost) ends the hold, whichever comes first.
 	state atomic.Int32
@@ -1461,7 +1467,9 @@ func (r *RedLock) extendCheck(_ context.Context, lease time.Duration) error {
 // only ever moves earlier: to the new lease where that is sooner, since some
 // nodes may have applied it. A node whose hold had an Extend of unknown
 // outcome (cut off by the node timeout, say), which may still run there
-// after this one, counts with that Extend's lease where it is shorter. A RedLock lost (or unlocked) before the nodes'
+// after this one, counts with that Extend's lease where it is shorter. An
+// Extend that another Extend of the RedLock overlapped (the two run on the
+// nodes in either order) only moves the validity earlier. A RedLock lost (or unlocked) before the nodes'
 // answers are counted is not extended, whatever they answered: the error is
 // ErrNotHeld; one whose context ended only with the context it was locked
 // with is still held, and is extended. lctx must be the context Lock
@@ -1487,6 +1495,11 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	start := time.Now()
 	drift := r.drift(lease)
 	until := start.Add(lease - drift)
+	h.mu.Lock()
+	h.extends++
+	h.extendSeq++
+	seq, alone := h.extendSeq, h.extends == 1
+	h.mu.Unlock()
 	if monoNanos(until) < h.validUntil.Load() {
 		// A shorter lease is in force on a node as soon as its script runs,
 		// before the replies are back: the validity must not outlive it.
@@ -1513,6 +1526,9 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	if caught.set {
 		// A node's Extend panicked (in its Redis client, say): every node's
 		// Extend has run. The validity was only moved earlier, if at all.
+		h.mu.Lock()
+		h.extends--
+		h.mu.Unlock()
 		panic(caught.value)
 	}
 	// Each node extended has lease from now, or, where an Extend of its
@@ -1536,8 +1552,14 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	validity := time.Until(valid)
 	ok := extended >= r.Quorum() && validity > 0 && ctx.Err() == nil
 	h.mu.Lock()
+	h.extends--
+	// Another Extend in flight at any time during this one may have run
+	// last on the nodes, with a shorter lease: the validity then only
+	// moves earlier. Decided under mu with the validity set, so an Extend
+	// sent after this one ended sets its own after it.
+	solo := alone && h.extendSeq == seq
 	st, lostBy := h.state.Load(), h.lostBy
-	if st == endNone && (ok || monoNanos(until) < h.validUntil.Load()) {
+	if st == endNone && (ok && (solo || monoNanos(valid) < h.validUntil.Load()) || monoNanos(until) < h.validUntil.Load()) {
 		h.validTill(valid)
 	}
 	h.mu.Unlock()

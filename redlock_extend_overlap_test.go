@@ -1,0 +1,100 @@
+package scriptlock
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// slowReplyClient is a rueidis client whose script calls carrying arg run
+// on the server at once, their replies held back until release is closed:
+// a slow network on the way back.
+type slowReplyClient struct {
+	rueidis.Client
+	arg     string
+	ran     chan struct{} // a send per held call that has run, while there is room
+	release chan struct{}
+}
+
+func (s *slowReplyClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	cs := cmd.Commands() // read before Do, which may recycle cmd
+	held := len(cs) > 0 && (cs[0] == "EVALSHA" || cs[0] == "EVAL") && slices.Contains(cs, s.arg)
+	r := s.Client.Do(ctx, cmd)
+	if held {
+		select {
+		case s.ran <- struct{}{}:
+		default: // not waited for
+		}
+		<-s.release
+	}
+	return r
+}
+
+// TestRedLockConcurrentExtendsValidity: two Extends of a RedLock overlap;
+// the one with the longer lease runs first on every node, its replies are
+// slow, and the shorter one runs last and is answered first. The nodes hold
+// the shorter lease: the RedLock's validity must not move to the longer
+// one when its replies come back.
+func TestRedLockConcurrentExtendsValidity(t *testing.T) {
+	t.Parallel()
+	prefix := sharedPrefix(t)
+	nodes := redistest.Servers(t, 3)
+	const long, short = 50 * time.Second, 5 * time.Second
+	cs := make([]*Client, 3)
+	release := make(chan struct{})
+	ran := make(chan struct{}, 3)
+	for i, node := range nodes {
+		cs[i] = newTestClient(t, &slowReplyClient{Client: node.Client(t), arg: "50000", ran: ran, release: release}, prefix)
+	}
+	r := mustRedLock(t, "extend-overlap", cs, WithLease(time.Minute), WithNodeTimeout(10*time.Second))
+	ctx := testCtx(t, 60*time.Second)
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Extend(ctx, lctx, time.Minute); err != nil { // scripts loaded
+		t.Fatal(err)
+	}
+	longDone := make(chan error, 1)
+	go func() { longDone <- r.Extend(ctx, lctx, long) }()
+	for range nodes {
+		<-ran
+	}
+	if err := r.Extend(ctx, lctx, short); err != nil {
+		t.Fatalf("short Extend: %v", err)
+	}
+	close(release)
+	if err := <-longDone; err != nil {
+		t.Fatalf("long Extend: %v", err)
+	}
+	readAt := time.Now()
+	var latest time.Time
+	for i, node := range nodes {
+		direct := node.Client(t)
+		pttl, err := direct.Do(ctx, direct.B().Pttl().Key(r.nodes[i].key).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pttl > short.Milliseconds() {
+			t.Fatalf("node %d: PTTL %d ms, want the short lease last", i, pttl)
+		}
+		if at := readAt.Add(time.Duration(pttl) * time.Millisecond); at.After(latest) {
+			latest = at
+		}
+	}
+	dl, ok := lctx.Deadline()
+	if !ok {
+		t.Fatal("lock context without a deadline")
+	}
+	if dl.After(latest) {
+		t.Fatalf("RedLock validity ends %s after the last node's expiry: it outlives the lease the nodes hold", dl.Sub(latest))
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+}
