@@ -49,6 +49,20 @@ type Mutex struct {
 // indexed by whether the caller will wait.
 type mutexCtl [2]string
 
+// defaultMutexCtl is the ctl MutexAcquire reads when it is sent none: a Lock
+// that waits, with the default fence idle time and waiter timeout. Such a
+// call leaves it out, which spares the server an argument on every
+// acquisition (see the script).
+var defaultMutexCtl = acquireCtl(false, false, DefaultFenceIdle, DefaultWaiterTimeout, 0)
+
+// ctlArgs is MutexAcquire's optional ctl: none when it is the script's default.
+func ctlArgs(ctl string) []string {
+	if ctl == defaultMutexCtl {
+		return nil
+	}
+	return []string{ctl}
+}
+
 func newMutexCtl(fenceIdle, waiterTTL time.Duration) *mutexCtl {
 	return &mutexCtl{acquireCtl(false, false, fenceIdle, 0, 0), acquireCtl(false, false, fenceIdle, waiterTTL, 0)}
 }
@@ -237,13 +251,13 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	if guard.on() {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctl)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctlArgs(ctl)...)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctl)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctlArgs(ctl)...)
 	}
 	if err != nil {
 		return attempt{}, false, err
