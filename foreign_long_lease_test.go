@@ -29,7 +29,7 @@ func TestForeignHolderLongLeaseRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, w := range []int{0, 1} {
-			res, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, time.Minute, "11111111-0000-4000-8000-000000000000:"+strconv.Itoa(w), m.ctl[w])
+			res, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, "11111111-0000-4000-8000-000000000000:"+strconv.Itoa(w), "60000", m.ctl[w])
 			if err != nil {
 				t.Fatal(err)
 			}

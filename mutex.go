@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -43,6 +44,8 @@ type Mutex struct {
 	waiters string    // scriptlock_lock_waiters:{name}: registered Go waiters
 	wake    string    // scriptlock_lock_wake:{name}: + ":<client-id>" wakes one of them by name
 	ctl     *mutexCtl // MutexAcquire's usual ctl values for this handle
+
+	lastLease atomic.Pointer[formattedLease] // see leaseMs
 }
 
 // mutexCtl holds MutexAcquire's ctl values that have no per-call part,
@@ -51,16 +54,47 @@ type mutexCtl [2]string
 
 // defaultMutexCtl is the ctl MutexAcquire reads when it is sent none: a Lock
 // that waits, with the default fence idle time and waiter timeout. Such a
-// call leaves it out, which spares the server an argument on every
-// acquisition (see the script).
+// call leaves it out, and the lease too when it is DefaultLease (the
+// script's default, in ms), which spares the server an argument each on
+// every acquisition (see the script).
 var defaultMutexCtl = acquireCtl(false, false, DefaultFenceIdle, DefaultWaiterTimeout, 0)
 
-// ctlArgs is MutexAcquire's optional ctl: none when it is the script's default.
-func ctlArgs(ctl string) []string {
-	if ctl == defaultMutexCtl {
-		return nil
+// defaultMutexLease is the lease, in ms, MutexAcquire reads when it is sent none.
+const defaultMutexLease = "30000"
+
+// leaseMs formats a lease in ms as the generated callers do (a part of one
+// rounded up), keeping the last one formatted: a handle's leases repeat.
+func (m *Mutex) leaseMs(lease time.Duration) string {
+	if lease == DefaultLease {
+		return defaultMutexLease
 	}
-	return []string{ctl}
+	if f := m.lastLease.Load(); f != nil && f.d == lease {
+		return f.s
+	}
+	ms := lease.Milliseconds()
+	if lease > time.Duration(ms)*time.Millisecond {
+		ms++
+	}
+	f := &formattedLease{d: lease, s: strconv.FormatInt(ms, 10)}
+	m.lastLease.Store(f)
+	return f.s
+}
+
+type formattedLease struct {
+	d time.Duration
+	s string
+}
+
+// acquireOpts is MutexAcquire's optional arguments, the lease and ctl: the
+// defaults at the end are left out.
+func (m *Mutex) acquireOpts(lease time.Duration, ctl string) []string {
+	if ctl != defaultMutexCtl {
+		return []string{m.leaseMs(lease), ctl}
+	}
+	if lease != DefaultLease {
+		return []string{m.leaseMs(lease)}
+	}
+	return nil
 }
 
 func newMutexCtl(fenceIdle, waiterTTL time.Duration) *mutexCtl {
@@ -251,13 +285,13 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	if guard.on() {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctlArgs(ctl)...)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(serverLease, ctl)...)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctlArgs(ctl)...)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(serverLease, ctl)...)
 	}
 	if err != nil {
 		return attempt{}, false, err

@@ -1,6 +1,8 @@
 package scriptlock
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -8,21 +10,36 @@ import (
 	"github.com/scriptlock/scriptlock/generated"
 )
 
-// TestMutexCtlDefault: a Lock with the default settings sends MutexAcquire
-// no ctl, so the script's default must be the ctl such a Lock would send;
-// any other ctl is sent.
-func TestMutexCtlDefault(t *testing.T) {
+// TestMutexAcquireDefaults: a Lock with the default settings sends
+// MutexAcquire neither its lease nor its ctl, so the script's defaults must
+// be what such a Lock would send; any other value is sent, with the lease
+// before it.
+func TestMutexAcquireDefaults(t *testing.T) {
 	var src string
 	for _, s := range generated.Scripts {
 		if s.Name == "MutexAcquire" {
 			src = s.Source
 		}
 	}
-	if want := "local ctl = ARGV[3] or '" + defaultMutexCtl + "'\n"; !strings.Contains(src, want) {
-		t.Fatalf("MutexAcquire does not default its ctl to the default Lock's %q (want the line %q)", defaultMutexCtl, want)
+	for _, want := range []string{
+		"local lease = ARGV[2] or '" + defaultMutexLease + "'\n",
+		"local ctl = ARGV[3] or '" + defaultMutexCtl + "'\n",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("MutexAcquire lacks the default Lock's value: want the line %q", want)
+		}
 	}
-	if got := newMutexCtl(DefaultFenceIdle, DefaultWaiterTimeout)[1]; got != defaultMutexCtl || ctlArgs(got) != nil {
-		t.Fatalf("a default waiting Lock's ctl %q is sent (%q), want it left out", got, ctlArgs(got))
+	if got := msFormat(DefaultLease); got != defaultMutexLease {
+		t.Errorf("DefaultLease is %s ms, the script's default %s", got, defaultMutexLease)
+	}
+	m := &Mutex{}
+	if got := newMutexCtl(DefaultFenceIdle, DefaultWaiterTimeout)[1]; got != defaultMutexCtl || m.acquireOpts(DefaultLease, got) != nil {
+		t.Errorf("a default waiting Lock's lease and ctl %q are sent (%q), want them left out", got, m.acquireOpts(DefaultLease, got))
+	}
+	for _, lease := range []time.Duration{time.Minute, 1500 * time.Microsecond, time.Minute, DefaultLease + time.Millisecond} {
+		if got, want := m.acquireOpts(lease, defaultMutexCtl), []string{msFormat(lease)}; !slices.Equal(got, want) {
+			t.Errorf("lease %v with the default ctl is sent as %q, want %q", lease, got, want)
+		}
 	}
 	for _, ctl := range []string{
 		newMutexCtl(DefaultFenceIdle, DefaultWaiterTimeout)[0],
@@ -32,8 +49,16 @@ func TestMutexCtlDefault(t *testing.T) {
 		acquireCtl(false, false, DefaultFenceIdle+time.Millisecond, DefaultWaiterTimeout, 0),
 		acquireCtl(false, false, DefaultFenceIdle, 2*DefaultWaiterTimeout, 0),
 	} {
-		if got := ctlArgs(ctl); len(got) != 1 || got[0] != ctl {
-			t.Errorf("ctl %q is sent as %q, want it sent", ctl, got)
+		for _, lease := range []time.Duration{DefaultLease, time.Minute} {
+			if got, want := m.acquireOpts(lease, ctl), []string{msFormat(lease), ctl}; !slices.Equal(got, want) {
+				t.Errorf("lease %v and ctl %q are sent as %q, want %q", lease, ctl, got, want)
+			}
 		}
 	}
+}
+
+// msFormat is a duration in ms, a part of one rounded up, as Redis is sent it.
+func msFormat(d time.Duration) string {
+	ms := (d + time.Millisecond - 1) / time.Millisecond
+	return strconv.FormatInt(int64(ms), 10)
 }

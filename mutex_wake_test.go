@@ -362,8 +362,8 @@ func TestMutexDeadWaiterBounded(t *testing.T) {
 // was killed leaves: the registration its refused attempt made.
 func registerDeadWaiter(t *testing.T, ctx context.Context, m *Mutex, field string) {
 	t.Helper()
-	if res, err := generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, time.Minute,
-		field, acquireCtl(false, false, DefaultFenceIdle, time.Minute, 0)); err != nil || res >= 0 {
+	if res, err := generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters,
+		field, "60000", acquireCtl(false, false, DefaultFenceIdle, time.Minute, 0)); err != nil || res >= 0 {
 		t.Fatalf("registering the dead waiter %s: %d, %v", field, res, err)
 	}
 }
@@ -776,7 +776,7 @@ func TestPoliteTakesItsOwnHandOff(t *testing.T) {
 	ctl := acquireCtl(true, true, DefaultFenceIdle, 30*time.Second, 0)
 	acquire := func() int64 {
 		t.Helper()
-		r, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, time.Minute, field, ctl)
+		r, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, field, "60000", ctl)
 		if err != nil {
 			t.Fatal(err)
 		}

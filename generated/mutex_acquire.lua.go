@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strings"
-	"time"
 )
 
 // mutexAcquireSource is scripts/mutex_acquire.lua, verbatim.
@@ -56,11 +55,12 @@ const mutexAcquireSource = `#!lua
 -- of the waiter set) or '-'. fenceIdle is how long a new counter lives from its
 -- start; waiterTTL the waiter set's expiry, 0 when the caller will not wait
 -- (do not register it); since the place to take back (a woken waiter's
--- score), 0 for a new place. A Lock with the default settings sends no ctl:
--- Redis 7.0 builds ARGV anew on every call, growing the table one element
--- at a time, and a third argument cost the acquisition about 1,400 server
--- instructions (a resize, an interned string, a parsed request argument),
--- where its default here costs none.
+-- score), 0 for a new place. The owner comes first, then the lease and ctl,
+-- which a Lock with the default settings does not send (the defaults below
+-- are its values): Redis 7.0 builds ARGV anew on every call, growing the
+-- table one element at a time, and each of them cost the acquisition about
+-- 2,000 server instructions (a resize, an interned string, a parsed request
+-- argument), where a default here costs none.
 -- PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
 -- A refused caller's HKEYS finds whether it holds the lock already (a
 -- re-entry) and who else does, and fails on a key of another kind (a
@@ -76,12 +76,12 @@ const mutexAcquireSource = `#!lua
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @arg    lease     duration
 -- @arg    owner     string
--- @arg    ctl...    string    flags and settings, see above (the common values are formatted once per Client); none: the default
+-- @arg    opt...    string    the lease in ms, then ctl (flags and settings, see above); a missing one is its default, 30000 and the default Lock's ctl
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
+local lease = ARGV[2] or '30000'
 local ctl = ARGV[3] or '--604800000:5000:0'
 local ttl = redis.call('pttl', KEYS[1])
 -- A polite caller that registered earlier (leave) and is no longer in the
@@ -89,7 +89,7 @@ local ttl = redis.call('pttl', KEYS[1])
 -- (the wake may have gone out before it listened), so it takes the lock;
 -- declining would leave the lock free while every waiter sleeps.
 if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
-    string.byte(ctl, 2) == 108 and not redis.call('zscore', KEYS[3], ARGV[2])) then
+    string.byte(ctl, 2) == 108 and not redis.call('zscore', KEYS[3], ARGV[1])) then
   -- The token first: a counter that holds no integer, a negative one or
   -- one of 2^53 - 1 or more fails the call before anything else is
   -- written. Above 2^53 Lua's numbers (doubles) cannot tell consecutive
@@ -115,10 +115,10 @@ if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
     redis.call('pexpire', KEYS[2], string.match(ctl, '^..(%d+)'))
   end
   if string.byte(ctl, 2) == 108 then
-    redis.call('zrem', KEYS[3], ARGV[2])
+    redis.call('zrem', KEYS[3], ARGV[1])
   end
-  redis.call('hset', KEYS[1], ARGV[2], '1')
-  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('hset', KEYS[1], ARGV[1], '1')
+  redis.call('pexpire', KEYS[1], lease)
   return token
 end
 local fields = {}
@@ -130,12 +130,12 @@ for i = 1, #fields do
     -- A read-write lock's hash (RWMutex, Redisson RReadWriteLock).
     return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
   end
-  if fields[i] == ARGV[2] then
+  if fields[i] == ARGV[1] then
     if string.byte(ctl, 2) == 108 then
-      redis.call('zrem', KEYS[3], ARGV[2])
+      redis.call('zrem', KEYS[3], ARGV[1])
     end
-    redis.call('hincrby', KEYS[1], ARGV[2], '1')
-    redis.call('pexpire', KEYS[1], ARGV[1])
+    redis.call('hincrby', KEYS[1], ARGV[1], '1')
+    redis.call('pexpire', KEYS[1], lease)
     return 0
   end
 end
@@ -158,10 +158,10 @@ end
 local waiterTTL, since = string.match(ctl, '^..%d+:(%d+):(%d+)$')
 if waiterTTL ~= '0' then
   if since ~= '0' then
-    redis.call('zadd', KEYS[3], since, ARGV[2])
+    redis.call('zadd', KEYS[3], since, ARGV[1])
   else
     local t = redis.call('time')
-    redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
+    redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1])
   end
   if redis.call('pexpire', KEYS[3], waiterTTL, 'gt') == 0 then
     redis.call('pexpire', KEYS[3], waiterTTL, 'nx')
@@ -174,7 +174,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "d4759532ae398ea48d4885a26a1b7db27959889e"
+const mutexAcquireSHA1 = "6a7b142372856e9fb0780cd9ad8e08f9a93c5937"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -222,11 +222,12 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // of the waiter set) or '-'. fenceIdle is how long a new counter lives from its
 // start; waiterTTL the waiter set's expiry, 0 when the caller will not wait
 // (do not register it); since the place to take back (a woken waiter's
-// score), 0 for a new place. A Lock with the default settings sends no ctl:
-// Redis 7.0 builds ARGV anew on every call, growing the table one element
-// at a time, and a third argument cost the acquisition about 1,400 server
-// instructions (a resize, an interned string, a parsed request argument),
-// where its default here costs none.
+// score), 0 for a new place. The owner comes first, then the lease and ctl,
+// which a Lock with the default settings does not send (the defaults below
+// are its values): Redis 7.0 builds ARGV anew on every call, growing the
+// table one element at a time, and each of them cost the acquisition about
+// 2,000 server instructions (a resize, an interned string, a parsed request
+// argument), where a default here costs none.
 // PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
 // A refused caller's HKEYS finds whether it holds the lock already (a
 // re-entry) and who else does, and fails on a key of another kind (a
@@ -241,19 +242,16 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // releases by scriptlock holders wake Go waiters by name and need no "0".
 //
 // Redis script flags: none (#!lua).
-func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl ...string) (int64, error) {
-	if err := checkDurations("MutexAcquire", "lease", lease); err != nil {
-		return 0, err
-	}
+func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, owner string, opt ...string) (int64, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := make([]string, 0, 2+len(ctl))
-	args = append(args, msArg(lease), owner)
-	args = append(args, ctl...)
+	args := make([]string, 0, 1+len(opt))
+	args = append(args, owner)
+	args = append(args, opt...)
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -262,9 +260,8 @@ type MutexAcquireArgs struct {
 	Lock    string
 	Fence   string // fencing-token counter (redisson_lock_token:{name})
 	Waiters string // scriptlock_lock_waiters:{name}
-	Lease   time.Duration
 	Owner   string
-	Ctl     []string // flags and settings, see above (the common values are formatted once per Client); none: the default
+	Opt     []string // the lease in ms, then ctl (flags and settings, see above); a missing one is its default, 30000 and the default Lock's ctl
 }
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.
@@ -284,10 +281,6 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if err := checkDurations("MutexAcquire", "lease", calls[i].Lease); err != nil {
-			out[i].Err = err
-			continue
-		}
 		keys, args := mutexAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexAcquire", keys); err != nil {
@@ -330,19 +323,16 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl ...string) (rueidis.Completed, error) {
-	if err := checkDurations("MutexAcquire", "lease", lease); err != nil {
-		return rueidis.Completed{}, err
-	}
+func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, owner string, opt ...string) (rueidis.Completed, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := make([]string, 0, 2+len(ctl))
-	args = append(args, msArg(lease), owner)
-	args = append(args, ctl...)
+	args := make([]string, 0, 1+len(opt))
+	args = append(args, owner)
+	args = append(args, opt...)
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -354,9 +344,9 @@ func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence, a.Waiters}
-	args := make([]string, 0, 2+len(a.Ctl))
-	args = append(args, msArg(a.Lease), a.Owner)
-	args = append(args, a.Ctl...)
+	args := make([]string, 0, 1+len(a.Opt))
+	args = append(args, a.Owner)
+	args = append(args, a.Opt...)
 	return keys, args
 }
 

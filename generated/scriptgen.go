@@ -263,7 +263,7 @@ var Scripts = []Script{{
 	SHA1:      leanStateSHA1,
 	Source:    leanStateSource,
 }, {
-	Args:      []string{"lease", "owner", "ctl..."},
+	Args:      []string{"owner", "opt..."},
 	File:      "scripts/mutex_acquire.lua",
 	Keys:      []string{"lock", "fence", "waiters"},
 	Name:      "MutexAcquire",

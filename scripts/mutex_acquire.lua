@@ -43,11 +43,12 @@
 -- of the waiter set) or '-'. fenceIdle is how long a new counter lives from its
 -- start; waiterTTL the waiter set's expiry, 0 when the caller will not wait
 -- (do not register it); since the place to take back (a woken waiter's
--- score), 0 for a new place. A Lock with the default settings sends no ctl:
--- Redis 7.0 builds ARGV anew on every call, growing the table one element
--- at a time, and a third argument cost the acquisition about 1,400 server
--- instructions (a resize, an interned string, a parsed request argument),
--- where its default here costs none.
+-- score), 0 for a new place. The owner comes first, then the lease and ctl,
+-- which a Lock with the default settings does not send (the defaults below
+-- are its values): Redis 7.0 builds ARGV anew on every call, growing the
+-- table one element at a time, and each of them cost the acquisition about
+-- 2,000 server instructions (a resize, an interned string, a parsed request
+-- argument), where a default here costs none.
 -- PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
 -- A refused caller's HKEYS finds whether it holds the lock already (a
 -- re-entry) and who else does, and fails on a key of another kind (a
@@ -63,12 +64,12 @@
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @arg    lease     duration
 -- @arg    owner     string
--- @arg    ctl...    string    flags and settings, see above (the common values are formatted once per Client); none: the default
+-- @arg    opt...    string    the lease in ms, then ctl (flags and settings, see above); a missing one is its default, 30000 and the default Lock's ctl
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
+local lease = ARGV[2] or '30000'
 local ctl = ARGV[3] or '--604800000:5000:0'
 local ttl = redis.call('pttl', KEYS[1])
 -- A polite caller that registered earlier (leave) and is no longer in the
@@ -76,7 +77,7 @@ local ttl = redis.call('pttl', KEYS[1])
 -- (the wake may have gone out before it listened), so it takes the lock;
 -- declining would leave the lock free while every waiter sleeps.
 if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
-    string.byte(ctl, 2) == 108 and not redis.call('zscore', KEYS[3], ARGV[2])) then
+    string.byte(ctl, 2) == 108 and not redis.call('zscore', KEYS[3], ARGV[1])) then
   -- The token first: a counter that holds no integer, a negative one or
   -- one of 2^53 - 1 or more fails the call before anything else is
   -- written. Above 2^53 Lua's numbers (doubles) cannot tell consecutive
@@ -102,10 +103,10 @@ if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
     redis.call('pexpire', KEYS[2], string.match(ctl, '^..(%d+)'))
   end
   if string.byte(ctl, 2) == 108 then
-    redis.call('zrem', KEYS[3], ARGV[2])
+    redis.call('zrem', KEYS[3], ARGV[1])
   end
-  redis.call('hset', KEYS[1], ARGV[2], '1')
-  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('hset', KEYS[1], ARGV[1], '1')
+  redis.call('pexpire', KEYS[1], lease)
   return token
 end
 local fields = {}
@@ -117,12 +118,12 @@ for i = 1, #fields do
     -- A read-write lock's hash (RWMutex, Redisson RReadWriteLock).
     return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
   end
-  if fields[i] == ARGV[2] then
+  if fields[i] == ARGV[1] then
     if string.byte(ctl, 2) == 108 then
-      redis.call('zrem', KEYS[3], ARGV[2])
+      redis.call('zrem', KEYS[3], ARGV[1])
     end
-    redis.call('hincrby', KEYS[1], ARGV[2], '1')
-    redis.call('pexpire', KEYS[1], ARGV[1])
+    redis.call('hincrby', KEYS[1], ARGV[1], '1')
+    redis.call('pexpire', KEYS[1], lease)
     return 0
   end
 end
@@ -145,10 +146,10 @@ end
 local waiterTTL, since = string.match(ctl, '^..%d+:(%d+):(%d+)$')
 if waiterTTL ~= '0' then
   if since ~= '0' then
-    redis.call('zadd', KEYS[3], since, ARGV[2])
+    redis.call('zadd', KEYS[3], since, ARGV[1])
   else
     local t = redis.call('time')
-    redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
+    redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1])
   end
   if redis.call('pexpire', KEYS[3], waiterTTL, 'gt') == 0 then
     redis.call('pexpire', KEYS[3], waiterTTL, 'nx')
