@@ -997,6 +997,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// subscribed) kept the caller for the release timeout.
 				done := make(chan struct{})
 				if c.background(func() {
+					// A panic of the leave (a client wrapper's) has no
+					// caller to reach: logged, and the place expires on
+					// its own, as after a leave that failed.
+					defer recoverLogged(c.log, leavingLine)
 					defer close(done)
 					defer left()
 					p.abandon(ctx, field, wait)
@@ -1020,6 +1024,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		// past its deadline (the place expires on its own with the waiter
 		// timeout anyway).
 		if !c.background(func() {
+			defer recoverLogged(c.log, leavingLine)
 			defer left()
 			p.abandon(c.ctx, field, wait)
 		}) {
@@ -1995,6 +2000,10 @@ func (c *Client) expired(h *hold) {
 	}
 	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(until), token)
 }
+
+// leavingLine is what a panic logged in a wait's background leave of its
+// line was in.
+const leavingLine = "leaving the line of a wait that gave up"
 
 // background runs f in a goroutine Close waits for, unless Close has begun
 // (then it reports false and does nothing).
