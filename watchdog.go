@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -585,8 +586,15 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		others[r.kind] = append(others[r.kind], i)
 	}
 	if len(calls) > 0 {
-		for j, rep := range generated.MutexRenewMulti(ctx, w.rc, calls) {
-			replies[at[j]] = renewReply{held: rep.Value, err: rep.Err}
+		reps := w.each(len(calls), func(lo, hi int) []renewReply {
+			out := make([]renewReply, 0, hi-lo)
+			for _, rep := range generated.MutexRenewMulti(ctx, w.rc, calls[lo:hi]) {
+				out = append(out, renewReply{held: rep.Value, err: rep.Err})
+			}
+			return out
+		})
+		for j, rep := range reps {
+			replies[at[j]] = rep
 		}
 	}
 	for _, k := range kinds {
@@ -595,7 +603,8 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		for j, i := range idx {
 			hs[j] = batch[i].h
 		}
-		for j, rep := range k.renew(ctx, w.rc, hs) {
+		reps := w.each(len(hs), func(lo, hi int) []renewReply { return k.renew(ctx, w.rc, hs[lo:hi]) })
+		for j, rep := range reps {
 			replies[idx[j]] = rep
 		}
 	}
@@ -623,7 +632,17 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int
 		kinds[j] = k
 		calls[j] = guardedCall{build: func() (rueidis.Completed, error) { return k.command(w.rc, h) }, acks: waits[j].acks, want: waits[j].want, owner: waits[j].owner}
 	}
-	for j, rep := range w.sendGuarded(ctx, timeout, calls) {
+	reps := make([]guardedReply, len(idx))
+	// Only the calls that panicked have an error here (errRenewalPanicked).
+	panicked := w.each(len(idx), func(lo, hi int) []renewReply {
+		copy(reps[lo:hi], w.sendGuarded(ctx, timeout, calls[lo:hi]))
+		return make([]renewReply, hi-lo)
+	})
+	for j, rep := range reps {
+		if panicked[j].err != nil {
+			replies[idx[j]] = panicked[j]
+			continue
+		}
 		if rep.err != nil {
 			replies[idx[j]] = renewReply{err: rep.err}
 			continue
@@ -631,6 +650,51 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int
 		held, err := kinds[j].decode(rep.reply)
 		replies[idx[j]] = renewReply{held: held, err: err, unacked: err == nil && held && !rep.acked}
 	}
+}
+
+// errRenewalPanicked is the error of a renewal whose call panicked (a
+// client wrapper's, logged): a renewal that failed, made again soon.
+var errRenewalPanicked = errors.New("scriptlock: the renewal's call panicked (a client wrapper's panic, logged)")
+
+// each runs renew, which sends the renewals lo..hi of a part of a round
+// together and returns their replies, for all n of them. The round's
+// goroutine serves every hold of the Client, and a panic of renew (a client
+// wrapper's) has no caller to reach there: it is logged, and each renewal
+// is made again alone, so that only those whose own call panics fail
+// (errRenewalPanicked) and the others sharing their pipeline are renewed.
+func (w *watchdog) each(n int, renew func(lo, hi int) []renewReply) []renewReply {
+	if out, ok := w.unpanicked(func() []renewReply { return renew(0, n) }); ok {
+		return out
+	}
+	out := make([]renewReply, n)
+	for i := range out {
+		out[i] = renewReply{err: errRenewalPanicked}
+		if n == 1 {
+			break // made alone already
+		}
+		if r, ok := w.unpanicked(func() []renewReply { return renew(i, i+1) }); ok {
+			out[i] = r[0]
+		}
+	}
+	return out
+}
+
+// unpanicked runs f, reporting false when it panicked; the panic is logged
+// by the reporter (a log sink that stalls must not hold up the renewals).
+func (w *watchdog) unpanicked(f func() []renewReply) (out []renewReply, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok = false
+			stack := string(debug.Stack())
+			record := func() { w.log.Error("panic recovered", "in", "renewing locks", "panic", v, "stack", stack) }
+			if w.rep != nil {
+				w.rep.logLater(record)
+			} else {
+				record()
+			}
+		}
+	}()
+	return f(), true
 }
 
 type renewHeap []*renewal
