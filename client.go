@@ -1442,7 +1442,7 @@ wait:
 			continue
 		}
 		if _, counted := counts[a.addr]; counted && owners == nil {
-			owners = slotMap(ctx, a.addr, nodes[a.addr])
+			owners = c.slotMapOf(ctx, a.addr, nodes[a.addr])
 		}
 		if own != nil && owners != nil {
 			if i, found := ownerIndex(owners, keySlot(key)); found {
@@ -1666,6 +1666,14 @@ func (c *Client) askInfo(ctx context.Context, nodes map[string]rueidis.Client) <
 	out := make(chan nodeInfo, len(nodes))
 	for addr, n := range nodes {
 		if !c.background(func() {
+			// A panic of the call (a client wrapper's) has no caller to
+			// reach: logged, and the node is not counted, as one that
+			// did not answer.
+			defer func() {
+				if v := recover(); v != nil {
+					out <- nodeInfo{addr: addr, err: c.callPanicked(countingReplicas, v)}
+				}
+			}()
 			info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
 			out <- nodeInfo{addr: addr, info: info, err: err}
 		}) {
@@ -1692,6 +1700,42 @@ func allHeard(owners []slotOwner, heard map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// countingReplicas is what a panic logged while the replica count is taken
+// was in.
+const countingReplicas = "counting replicas for the failover guard"
+
+// errCallPanicked is the error of a call on a goroutine of the Client's own
+// whose client wrapper panicked (callPanicked).
+var errCallPanicked = errors.New("scriptlock: the call panicked (a client wrapper's panic, logged)")
+
+// callPanicked logs v, a client wrapper's panic on a goroutine of the
+// Client's own that no caller waits on, in what, by the reporter (a log
+// sink that stalls must not hold the goroutine up), and returns the error
+// the call is taken to have failed with. Called from the deferred function
+// that recovered v, so that the stack is the panic's.
+func (c *Client) callPanicked(what string, v any) error {
+	stack := string(debug.Stack())
+	record := func() { c.log.Error("panic recovered", "in", what, "panic", v, "stack", stack) }
+	if c.rep != nil {
+		c.rep.logLater(record)
+	} else {
+		record()
+	}
+	return fmt.Errorf("%w: %v", errCallPanicked, v)
+}
+
+// slotMapOf is slotMap on a goroutine of the Client's own: a panic of its
+// call (a client wrapper's) is logged, and the slot map taken as not read.
+func (c *Client) slotMapOf(ctx context.Context, addr string, n rueidis.Client) (owners []slotOwner) {
+	defer func() {
+		if v := recover(); v != nil {
+			_ = c.callPanicked(countingReplicas, v)
+			owners = nil
+		}
+	}()
+	return slotMap(ctx, addr, n)
 }
 
 // slotMap reads the slot map (CLUSTER SLOTS) from node n at addr, sorted by

@@ -111,6 +111,14 @@ func (c *Client) checkEviction() {
 			var wg sync.WaitGroup
 			for _, n := range c.rc.Nodes() {
 				wg.Go(func() {
+					// A panic of the call (a client wrapper's) has no
+					// caller to reach: logged, as a node that did not
+					// answer.
+					defer func() {
+						if v := recover(); v != nil {
+							_ = c.callPanicked("reading the eviction policy", v)
+						}
+					}()
 					info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
 					if err == nil && strings.Contains(info, "role:master") {
 						c.warnEviction(info)
