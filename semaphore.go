@@ -222,9 +222,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 				// promote one that hands them out again. Give them back
 				// through the attempt's latch (exactly once), in the
 				// background should that fail.
-				if s.undo(latch, n, s.cfg.releaseTimeout) != nil {
-					s.undoLater(latch, n, sent)
-				}
+				_, _ = s.undoUnacked(latch, n, sent)
 				return false, tryAgain{}, s.c.notReplicated(guard)
 			}
 			taken = latch
@@ -281,6 +279,29 @@ func (s *Semaphore) undo(latch string, n int64, timeout time.Duration) error {
 	defer cancel()
 	_, err := callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
 	return err
+}
+
+// undoUnacked gives back at once, through its record latch (exactly once),
+// the n permits an acquisition or drain sent at sent took that no replica
+// acknowledged, and reports the permits given back; should that fail, they
+// go back in the background (undoLater). A panic of the give-back (a client
+// wrapper's) goes on on the caller's goroutine once the background undo has
+// taken it over, as a settling undo's does (settleWith): the permits, which
+// have no lease, were otherwise lost for good.
+func (s *Semaphore) undoUnacked(latch string, n int64, sent time.Time) (given int64, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.undoLater(latch, n, sent)
+			panic(v)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
+	defer cancel()
+	given, err = callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+	if err != nil {
+		s.undoLater(latch, n, sent)
+	}
+	return given, err
 }
 
 // undoOnce makes one attempt (SemaphoreUndo) to give back the n permits the
@@ -587,12 +608,9 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 			// (SemaphoreUndo: exactly once), in the background should
 			// that fail.
 			what := fmt.Sprintf("the drain was undone, its %d permits given back", v)
-			uctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
-			given, err := callAgain(uctx, func() (int64, error) { return s.undoOnce(uctx, record, v) })
-			cancel()
+			given, err := s.undoUnacked(record, v, sent)
 			switch {
 			case err != nil:
-				s.undoLater(record, v, sent)
 				what = fmt.Sprintf("the drain is being undone, its %d permits given back in the background", v)
 			case given == givebackRefused:
 				// Refused before it changed anything (logged): the permits
