@@ -3447,13 +3447,34 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 // Close waits for: an acquisition of unknown outcome left in place would
 // keep its lock or permits from everyone until its lease ran out. It reports
 // whether undo succeeded.
+// A panic of undo (a client wrapper's), which has no caller to reach, is an
+// undo that failed: logged (at ERROR the first time, with its stack; at
+// DEBUG after that), and made again as after an error. Ending the undo at
+// the first left what it was to give back taken until its lease ended, and
+// a Semaphore's permits, which have none, for good.
 func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(context.Context) error) bool {
 	ctx, cancel := context.WithDeadline(c.ctx, until)
 	defer cancel()
+	panics := 0
+	call := func(ctx context.Context) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				panics++
+				if panics == 1 {
+					err = c.callPanicked(undoingLater, v)
+					return
+				}
+				err = fmt.Errorf("%w: %v", errCallPanicked, v)
+				n := panics
+				c.rep.logLater(func() { c.log.Debug("panic recovered again", "in", undoingLater, "panic", v, "panics", n) })
+			}
+		}()
+		return c.callBounded(ctx, undo)
+	}
 	retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
 	for {
 		actx, acancel := context.WithTimeout(ctx, timeout)
-		err := c.callBounded(actx, undo)
+		err := call(actx)
 		acancel()
 		if err == nil {
 			return true
@@ -3477,8 +3498,11 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	}
 	actx, acancel := context.WithDeadline(context.WithoutCancel(c.ctx), last)
 	defer acancel()
-	return c.callBounded(actx, undo) == nil
+	return call(actx) == nil
 }
+
+// undoingLater is what a panic logged in a background undo was in.
+const undoingLater = "a background undo"
 
 // leaveContext bounds a wait's leave of its line (primitive.abandon):
 // detached from ctx, by timeout, and cut off closeUndoMax after Close began,
