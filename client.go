@@ -251,6 +251,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.inflight.drained = make(chan struct{})
 	c.releases.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
+	c.subs.panicked = c.callPanicked
 	c.wd = newWatchdog(rc, c.lostLater, c.renewed, c.renewalSent, c.renewalDone)
 	c.rep = newReporter(c.log)
 	c.wd.obs, c.wd.log, c.wd.rep = cfg.observer, c.log, c.rep

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,9 +20,13 @@ import (
 // the waiters that need it, with a dispatcher that hands each message to
 // waiters in arrival order.
 type subscriptions struct {
-	rc      rueidis.Client
-	id      string // the Client's id: names its own wake channels
-	sharded func() bool
+	// panicked logs a client wrapper's panic on the subscriptions'
+	// goroutines and returns the error the call failed with
+	// (Client.callPanicked); nil: not logged.
+	panicked func(what string, v any) error
+	rc       rueidis.Client
+	id       string // the Client's id: names its own wake channels
+	sharded  func() bool
 	// onFail is called when the server refuses a sharded subscribe; it
 	// reports whether the Client switched to plain pub/sub (it does unless
 	// forced onto sharded pub/sub).
@@ -390,14 +395,19 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 		if s.testHookReceive != nil {
 			s.testHookReceive(channel)
 		}
-		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
+		// A panic of the client (a client wrapper's) has no caller to
+		// reach: logged, the subscription ends as one that failed, and
+		// its waiters call again.
+		err := s.unpanicked(func() error {
+			return s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
+		})
 		if ctx.Err() != nil {
 			// Ended by its context (Close, or unsubscribe): rueidis stops
 			// listening but leaves the subscription on the server, on a
 			// connection rc keeps. Also when not confirmed yet: the
 			// SUBSCRIBE may be on its way, and the UNSUBSCRIBE follows it
 			// on the same connection.
-			s.unsubscribeOnServer(cs, on)
+			_ = s.unpanicked(func() error { s.unsubscribeOnServer(cs, on); return nil })
 		}
 		if err != nil && cs.sharded && isUnknownCommand(err) && s.onFail() {
 			err = errShardedRefused
@@ -424,6 +434,21 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 		}
 	}()
 	return cs
+}
+
+// unpanicked runs f, a call of the subscriptions' goroutines, and returns
+// its error, or one for its panic (a client wrapper's), logged (panicked).
+func (s *subscriptions) unpanicked(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if s.panicked != nil {
+				err = s.panicked("a wait's subscription", v)
+				return
+			}
+			err = fmt.Errorf("%w: %v", errCallPanicked, v)
+		}
+	}()
+	return f()
 }
 
 // isUnknownCommand reports a server's refusal of a command it does not
