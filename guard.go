@@ -636,14 +636,22 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	}
 	sem := make(chan struct{}, guardedGroups)
 	var wg sync.WaitGroup
+	// A panic of a group's send (a client wrapper's) goes on on the
+	// caller's goroutine once every group is done, as a single group's
+	// does: on the group's own it crashed the process.
+	var caught firstPanic
 	for _, s := range order {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func(idx []int) {
 			defer func() { <-sem; wg.Done() }()
+			defer caught.recover()
 			send(idx)
 		}(slots[s])
 	}
 	wg.Wait()
+	if caught.set {
+		panic(caught.value)
+	}
 	return out
 }
