@@ -843,6 +843,13 @@ func (c *Client) askSharded() bool {
 	answers := make(chan answer, len(nodes))
 	for _, n := range nodes {
 		if !c.background(func() {
+			// A panic of the call (a client wrapper's) has no caller to
+			// reach: logged, as a node that did not answer.
+			defer func() {
+				if v := recover(); v != nil {
+					answers <- answer{err: c.callPanicked("asking whether the nodes have sharded pub/sub", v)}
+				}
+			}()
 			ctx, cancel := context.WithTimeout(c.ctx, bound)
 			defer cancel()
 			info, err := n.Do(ctx, n.B().CommandInfo().CommandName("spublish").Build()).ToArray()
