@@ -517,10 +517,19 @@ func (w *walker) retElem(e ast.Expr) {
 	if w.retElems == nil {
 		w.retElems, w.retParams = map[*ast.FunctionExpr][]elemPass{}, map[*ast.FunctionExpr][]int{}
 	}
+	var elems []elemPass
 	if table, n, _ := w.elemNeed(e); n > 0 {
-		w.retElems[fn] = append(w.retElems[fn], elemPass{table, n})
+		elems = append(elems, elemPass{table, n})
 	}
-	w.retElems[fn] = append(w.retElems[fn], w.callElems(e)...)
+	elems = append(elems, w.callElems(e)...)
+	// Each once: a recursive call (return f(n - 1)) gives what the
+	// function returns so far, which copied again at each such return
+	// would double with each.
+	for _, p := range elems {
+		if !slices.Contains(w.retElems[fn], p) {
+			w.retElems[fn] = append(w.retElems[fn], p)
+		}
+	}
 	if id, ok := e.(*ast.IdentExpr); ok {
 		if l, _ := w.lookup(id.Value); l != nil && l.paramOf == fn && !l.assigned && !w.guarded(l) && !slices.Contains(w.retParams[fn], l.param-1) {
 			w.retParams[fn] = append(w.retParams[fn], l.param-1)
