@@ -14,7 +14,8 @@ import (
 // local t = {k = KEYS[1]}) is nil, which Redis refuses as an argument of
 // redis.call at run time: the checker refuses it, naming the field. Not a
 // field the constructor lists, nor one of a table it may change or build
-// with a call last ({unpack(ARGV)}).
+// with a call last ({unpack(ARGV)}), nor one the script tests (if t[2]
+// then), where the call may run only when it holds a value.
 func TestTableFieldMissingAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
@@ -31,6 +32,11 @@ func TestTableFieldMissingAgreesWithServer(t *testing.T) {
 		{"a listed index", "local t = {ARGV[1], 'x'}\nredis.call('SET', KEYS[1], t[2])", nil},
 		{"a table changed", "local t = {ARGV[1]}\nt[2] = 'x'\nredis.call('SET', KEYS[1], t[2])", nil},
 		{"a call last", "local t = {'x', unpack(ARGV)}\nredis.call('SET', KEYS[1], t[2])", nil},
+		// A field tested first: the call runs only when it holds a value.
+		{"tested by an if", "local t = {ARGV[1]}\nif t[2] then redis.call('SET', KEYS[1], t[2]) end", nil},
+		{"compared with nil", "local t = {v = ARGV[1]}\nif t.w ~= nil then redis.call('SET', KEYS[1], t.w) end", nil},
+		{"left when missing", "local t = {v = ARGV[1]}\nif not t.w then return end\nredis.call('SET', KEYS[1], t.w)", nil},
+		{"tested by an and", "local t = {v = ARGV[1]}\nlocal _ = t.w and redis.call('SET', KEYS[1], t.w)", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := head + tc.body + "\n"

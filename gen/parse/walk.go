@@ -265,6 +265,10 @@ type local struct {
 	// function reading it as an upvalue need not get nil (see
 	// settleUpvalElems).
 	tested bool
+	// testedFields are the fields of a table local (by fieldKey) read so
+	// far in a condition, an and/or, a comparison or a not: the script may
+	// pass one it does not list only where it holds a value (if t[2] then).
+	testedFields map[string]bool
 	// counter is set on the variable of a numeric for, while it is not
 	// assigned: it holds a number; nonzero then when it counts away from
 	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
@@ -2706,6 +2710,14 @@ func (w *walker) markTested(e ast.Expr) {
 				l.tested = true
 			}
 		}
+		if x, ok := e.(*ast.AttrGetExpr); ok {
+			if l := w.tableLocal(x.Object); l != nil && fieldKey(x.Key) != "" {
+				if l.testedFields == nil {
+					l.testedFields = map[string]bool{}
+				}
+				l.testedFields[fieldKey(x.Key)] = true
+			}
+		}
 	})
 }
 
@@ -3704,8 +3716,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				arg.Indexed = i
 			}
 			// A field a table the script never changes does not list
-			// (t[2] of local t = {KEYS[1]}) is nil.
-			if id, ok := x.Object.(*ast.IdentExpr); ok && arg.Value.Source == SourceNil && arg.NotString == "" && w.tableLocal(id) != nil {
+			// (t[2] of local t = {KEYS[1]}) is nil; unless the script
+			// tests it, and may pass it only where it holds a value (if
+			// t[2] then).
+			if id, ok := x.Object.(*ast.IdentExpr); ok && arg.Value.Source == SourceNil && arg.NotString == "" && w.tableLocal(id) != nil && !w.tableLocal(id).testedFields[fieldKey(x.Key)] {
 				arg.NotString = "nil (" + arg.Value.Text + ": local " + id.Value + " lists no such field)"
 			}
 		case *ast.FuncCallExpr:
