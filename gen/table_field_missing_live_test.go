@@ -32,6 +32,10 @@ func TestTableFieldMissingAgreesWithServer(t *testing.T) {
 		{"a listed index", "local t = {ARGV[1], 'x'}\nredis.call('SET', KEYS[1], t[2])", nil},
 		{"a table changed", "local t = {ARGV[1]}\nt[2] = 'x'\nredis.call('SET', KEYS[1], t[2])", nil},
 		{"a call last", "local t = {'x', unpack(ARGV)}\nredis.call('SET', KEYS[1], t[2])", nil},
+		// A call last in parentheses gives one value: the field it fills
+		// is listed.
+		{"a call last in parentheses", "local t = {(tostring(ARGV[1]))}\nredis.call('SET', KEYS[1], t[1])", nil},
+		{"unpack last in parentheses", "local t = {'x', (unpack(ARGV))}\nredis.call('SET', KEYS[1], t[2])", nil},
 		// A field tested first: the call runs only when it holds a value.
 		{"tested by an if", "local t = {ARGV[1]}\nif t[2] then redis.call('SET', KEYS[1], t[2]) end", nil},
 		{"compared with nil", "local t = {v = ARGV[1]}\nif t.w ~= nil then redis.call('SET', KEYS[1], t.w) end", nil},

@@ -4124,11 +4124,10 @@ func (w *walker) tableFields(t *ast.TableExpr) map[string]Value {
 			continue
 		}
 		n++
-		switch f.Value.(type) {
-		case *ast.FuncCallExpr, *ast.Comma3Expr:
-			if i == len(t.Fields)-1 {
-				return out
-			}
+		// (A call or ... in parentheses gives one value, as allFieldsListed
+		// reads it.)
+		if i == len(t.Fields)-1 && expands(f.Value) {
+			return out
 		}
 		add(strconv.Itoa(n), w.value(f.Value))
 	}
