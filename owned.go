@@ -88,7 +88,7 @@ func (o *ownedHolds[K, H]) unlockOwned(k ownedKey[K]) (h H, ok bool) {
 
 // startUnlock marks h unlocked, unless it has ended already (ok false), and
 // lists it as being unlocked in place of owned: an Unlock that only names
-// the owner made meanwhile finds it there (unlockingOwned), and waits for
+// the owner made meanwhile finds it there (ownedOrUnlocking), and waits for
 // that Unlock's outcome, rather than find no hold while the parts it may
 // not release hold their locks. doneUnlock takes it off.
 func (o *ownedHolds[K, H]) startUnlock(h H) bool {
@@ -138,18 +138,21 @@ func (o *ownedHolds[K, H]) doneUnlock(h H) {
 	}
 }
 
-// unlockOrUnlocking is unlockOwned, listing the hold it returns as being
-// unlocked (startUnlock); without one, it returns the most recent hold
-// under k being unlocked (unlocking true), if any.
-func (o *ownedHolds[K, H]) unlockOrUnlocking(k ownedKey[K]) (h H, unlocking, ok bool) {
+// ownedOrUnlocking returns the most recent hold registered under k that
+// has not ended (unlocking false), or else the most recent hold under k
+// being unlocked (unlocking true), if any. It marks nothing: the Unlock
+// that gives the hold back takes its unlocking first (as one with the
+// hold's context does), then marks it (startUnlock). Marked first, an
+// Unlock with the hold's context that had taken its unlocking already
+// found the hold unlocked and nothing yet to ask again, and answered
+// ErrNotHeld without waiting for the release.
+func (o *ownedHolds[K, H]) ownedOrUnlocking(k ownedKey[K]) (h H, unlocking, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	hs := o.m[k]
 	for i := len(hs) - 1; i >= 0; i-- {
-		if h := hs[i]; h.endState().CompareAndSwap(endNone, endUnlocked) {
-			o.listUnlocking(h)
-			o.disownLocked(h)
-			return h, false, true
+		if hs[i].endState().Load() == endNone {
+			return hs[i], false, true
 		}
 	}
 	if us := o.unlocking[k]; len(us) > 0 {

@@ -49,6 +49,10 @@ type RedLock struct {
 	// releaseHook, when set (by tests only, on their own RedLock), runs
 	// before each node's release in releaseAll.
 	releaseHook func(node int)
+	// unlockHook, when set (by tests only, on their own RedLock), runs in
+	// an Unlock with a hold's context once it has taken the hold's
+	// unlocking (unreleasedParts.begin), before it marks the hold unlocked.
+	unlockHook func()
 	// distinct: every node's server has told its run_id, and no two nodes
 	// reach one server (see checkDistinct).
 	distinct atomic.Bool
@@ -1254,32 +1258,49 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		if !ok {
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (the context names no owner: pass the context Lock returned)", r.name, ErrNotHeld)
 		}
-		var unlocking bool
-		if h, unlocking, _ = redOwned.unlockOrUnlocking(ownedKey[redKey]{r.id, owner}); h != nil && unlocking {
-			// The owner's most recent hold here is being released by
-			// another Unlock: its outcome is waited for, and this is an
-			// Unlock made again, as one with the hold's context is (its
-			// nodes still held here would read as not held).
-			if h.unreleased.begin() {
-				defer h.unreleased.end()
+		for {
+			var unlocking bool
+			if h, unlocking, _ = redOwned.ownedOrUnlocking(ownedKey[redKey]{r.id, owner}); h == nil {
+				break
 			}
-			return r.unlockAgain(ctx, h)
-		} else if h != nil {
-			// The owner's most recent hold here: given back as through
-			// its own context.
-			known = true
-			defer redOwned.doneUnlock(h)
-			if h.unreleased.begin() {
-				defer h.unreleased.end()
+			// The hold's unlocking is taken before it is marked, as with
+			// its context: an Unlock with its context that took it first
+			// releases the nodes, and this one waits for its outcome.
+			begun := h.unreleased.begin()
+			if !unlocking && r.startUnlock(h) {
+				// The owner's most recent hold here: given back as
+				// through its own context.
+				known = true
+				defer redOwned.doneUnlock(h)
+				if begun {
+					defer h.unreleased.end()
+				}
+				h.cancel(context.Canceled)
+				break
 			}
-			h.cancel(context.Canceled)
-		} else {
+			if unlocking || h.state.Load() == endUnlocked {
+				// Being released, or released, by another Unlock: its
+				// outcome is waited for, and this is an Unlock made again,
+				// as one with the hold's context is (its nodes still held
+				// here would read as not held).
+				if begun {
+					defer h.unreleased.end()
+				}
+				return r.unlockAgain(ctx, h)
+			}
+			// Lost meanwhile (disowned): the owner's holds are looked at
+			// again.
+			if begun {
+				h.unreleased.end()
+			}
+		}
+		if h == nil {
 			h = &redHeld{owner: owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
 			for i := range h.stops {
 				h.stops[i] = func(error) {}
 			}
 		}
-	} else if begun := h.unreleased.begin(); !redOwned.startUnlock(h) {
+	} else if begun := h.unreleased.begin(); !r.startUnlock(h) {
 		// Taken before the state is: an Unlock made meanwhile finds the
 		// outcome of the one still releasing the nodes.
 		if begun {
@@ -1304,6 +1325,14 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		return r.unlockedAll(nil, h, errs, p)
 	}
 	return r.unlockedAll(h, h, errs, p)
+}
+
+// startUnlock is redOwned.startUnlock, after unlockHook.
+func (r *RedLock) startUnlock(h *redHeld) bool {
+	if hook := r.unlockHook; hook != nil {
+		hook()
+	}
+	return redOwned.startUnlock(h)
 }
 
 // unlockAgain is an Unlock made again of h, unlocked already: the nodes

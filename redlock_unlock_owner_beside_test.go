@@ -83,3 +83,72 @@ func TestRedLockOwnerUnlockBesideRefusedUnlock(t *testing.T) {
 		t.Fatalf("Unlock with the hold's context after the owner's: %v, want ErrNotHeld", err)
 	}
 }
+
+// TestRedLockOwnerUnlockBesideStartingUnlock: an Unlock with the hold's
+// context has taken the hold's unlocking, and an Unlock that only names the
+// owner is made before it marks the hold unlocked; the nodes then refuse
+// the release (NO_PUBLISH). The Unlock with the context releases the nodes
+// and reports the refusal, and the one by owner waits for it and asks them
+// again. The one by owner marked the hold unlocked first and waited for the
+// other, which, finding it unlocked and nothing yet to ask again, answered
+// ErrNotHeld, "already unlocked", while every node held the lock.
+func TestRedLockOwnerUnlockBesideStartingUnlock(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	cs := make([]*Client, len(nodes))
+	for i, n := range nodes {
+		if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
+			t.Fatalf("ACL SETUSER: %v", err)
+		}
+		cs[i] = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
+	}
+	r := mustRedLock(t, "owner-unlock-beside-starting", cs, WithNodeTimeout(time.Second)) // every node must hold it: roomy for a loaded machine
+	ctx := testCtx(t, 30*time.Second)
+	owner := WithOwner(ctx, "worker-8")
+	lctx, err := r.Lock(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := lctx.Value(r.id).(*redHeld)
+	secondErr := make(chan error, 1)
+	var first atomic.Bool
+	r.unlockHook = func() {
+		if !first.CompareAndSwap(false, true) {
+			return
+		}
+		go func() { secondErr <- r.Unlock(owner) }()
+		// Until the Unlock by owner has marked the hold (it may wait for
+		// this one first instead).
+		for end := time.Now().Add(500 * time.Millisecond); h.state.Load() == endNone && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	e1 := r.Unlock(lctx)
+	e2 := <-secondErr
+	for i, n := range nodes {
+		if got, _ := n.Do(t, "EXISTS", r.nodes[i].Key()).AsInt64(); got != 1 {
+			t.Fatalf("node %d: every release was refused, yet the lock is gone", i)
+		}
+	}
+	if errors.Is(e1, ErrNotHeld) {
+		t.Fatalf("the Unlock with the hold's context answered ErrNotHeld while every node holds the lock: %v", e1)
+	}
+	if !errors.Is(e1, generated.ErrNoPublish) {
+		t.Fatalf("the Unlock with the hold's context: %v, want generated.ErrNoPublish", e1)
+	}
+	if !errors.Is(e2, generated.ErrNoPublish) {
+		t.Fatalf("the Unlock by owner beside it: %v, want generated.ErrNoPublish", e2)
+	}
+	for _, n := range nodes {
+		if err := n.Do(t, "ACL", "SETUSER", "app", "allchannels").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock again once the user may publish: %v", err)
+	}
+	if h := heldOn(t, r, nodes, 0, 1, 2); h[0] || h[1] || h[2] {
+		t.Fatalf("nodes holding the lock after Unlock again: %v", h)
+	}
+}
