@@ -38,6 +38,10 @@ type MultiLock struct {
 	memberWait time.Duration
 	key        multiKey // what its lock contexts carry their hold under
 	err        error    // an invalid option, while NewMultiLock runs
+	// unlockHook, when set (by tests only, on their own MultiLock), runs
+	// in an Unlock with a hold's context once it has taken the hold's
+	// unlocking (unreleasedParts.begin), before it marks the hold unlocked.
+	unlockHook func()
 }
 
 // MultiLockOption configures a MultiLock (NewMultiLock).
@@ -849,14 +853,40 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 	var ask []int // the members asked (nil: every one)
 	if mh == nil {
 		if owner, ok := OwnerFrom(ctx); ok {
-			// The owner's most recent hold here, if any: given back as
-			// through its own context (marked unlocked already).
-			if mh, _ = multiOwned.unlockOwned(ownedKey[multiKey]{m.key, owner}); mh != nil {
-				if mh.unreleased.begin() {
-					defer mh.unreleased.end()
+			for {
+				// The owner's most recent hold here, if any: given back as
+				// through its own context. Its unlocking is taken before
+				// it is marked, as with its context: an Unlock with its
+				// context that took it first releases the members, and
+				// this one waits for its outcome.
+				if mh, _, _ = multiOwned.ownedOrUnlocking(ownedKey[multiKey]{m.key, owner}); mh == nil {
+					break
 				}
-				multiOwned.disown(mh)
-				mh.cancel(context.Canceled)
+				begun := mh.unreleased.begin()
+				if mh.state.CompareAndSwap(endNone, endUnlocked) {
+					if begun {
+						defer mh.unreleased.end()
+					}
+					multiOwned.disown(mh)
+					mh.cancel(context.Canceled)
+					break
+				}
+				if mh.state.Load() == endUnlocked {
+					// Released by another Unlock meanwhile: this is an
+					// Unlock made again.
+					if begun {
+						defer mh.unreleased.end()
+					}
+					if ask = mh.unreleased.take(); len(ask) == 0 {
+						return fmt.Errorf("scriptlock: unlock %s: %w (already unlocked)", m.name, ErrNotHeld)
+					}
+					break
+				}
+				// Lost meanwhile (disowned): the owner's holds are looked
+				// at again.
+				if begun {
+					mh.unreleased.end()
+				}
 			}
 		}
 	} else {
@@ -866,6 +896,9 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		// members it may not release hold their locks.
 		if mh.unreleased.begin() {
 			defer mh.unreleased.end()
+		}
+		if hook := m.unlockHook; hook != nil {
+			hook()
 		}
 		if !mh.state.CompareAndSwap(endNone, endUnlocked) {
 			if mh.state.Load() == endLost {

@@ -121,3 +121,70 @@ func TestMultiLockUnlockFromReleaseCallback(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiLockOwnerUnlockBesideStartingUnlock: an Unlock with the hold's
+// context has taken the hold's unlocking, and an Unlock that only names the
+// owner is made before it marks the hold unlocked; the members then refuse
+// the release (NO_PUBLISH). The Unlock with the context releases the
+// members and reports the refusal, and the one by owner waits for it and
+// asks them again. The one by owner marked the hold unlocked first and
+// waited for the other, which, finding it unlocked and nothing yet to ask
+// again, answered ErrNotHeld, "already unlocked", while every member held
+// its lock.
+func TestMultiLockOwnerUnlockBesideStartingUnlock(t *testing.T) {
+	t.Parallel()
+	n := redistest.Server(t)
+	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
+		t.Fatalf("ACL SETUSER: %v", err)
+	}
+	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), sharedPrefix(t))
+	a, b := mustMutex(t, app, "a"), mustMutex(t, app, "b")
+	ml := mustMulti(t, []Locker{a, b})
+	ctx := testCtx(t, 30*time.Second)
+	owner := WithOwner(ctx, "worker-9")
+	lctx, err := ml.Lock(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mh := lctx.Value(ml.key).(*multiHeld)
+	secondErr := make(chan error, 1)
+	var first atomic.Bool
+	ml.unlockHook = func() {
+		if !first.CompareAndSwap(false, true) {
+			return
+		}
+		go func() { secondErr <- ml.Unlock(owner) }()
+		// Until the Unlock by owner has marked the hold (it may wait for
+		// this one first instead).
+		for end := time.Now().Add(500 * time.Millisecond); mh.state.Load() == endNone && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	e1 := ml.Unlock(lctx)
+	e2 := <-secondErr
+	for _, k := range []string{a.Key(), b.Key()} {
+		if got, _ := n.Do(t, "EXISTS", k).AsInt64(); got != 1 {
+			t.Fatalf("%s: every release was refused, yet the lock is gone", k)
+		}
+	}
+	if errors.Is(e1, ErrNotHeld) {
+		t.Fatalf("the Unlock with the hold's context answered ErrNotHeld while every member holds its lock: %v", e1)
+	}
+	if !errors.Is(e1, generated.ErrNoPublish) {
+		t.Fatalf("the Unlock with the hold's context: %v, want generated.ErrNoPublish", e1)
+	}
+	if !errors.Is(e2, generated.ErrNoPublish) {
+		t.Fatalf("the Unlock by owner beside it: %v, want generated.ErrNoPublish", e2)
+	}
+	if err := n.Do(t, "ACL", "SETUSER", "app", "allchannels").Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ml.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock again once the user may publish: %v", err)
+	}
+	for _, k := range []string{a.Key(), b.Key()} {
+		if got, _ := n.Do(t, "EXISTS", k).AsInt64(); got != 0 {
+			t.Errorf("%s: still held after Unlock again", k)
+		}
+	}
+}

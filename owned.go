@@ -72,20 +72,6 @@ func (o *ownedHolds[K, H]) disownLocked(h H) {
 	}
 }
 
-// unlockOwned marks the most recent hold registered under k unlocked and
-// returns it (ok false: none).
-func (o *ownedHolds[K, H]) unlockOwned(k ownedKey[K]) (h H, ok bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	hs := o.m[k]
-	for i := len(hs) - 1; i >= 0; i-- {
-		if hs[i].endState().CompareAndSwap(endNone, endUnlocked) {
-			return hs[i], true
-		}
-	}
-	return h, false
-}
-
 // startUnlock marks h unlocked, unless it has ended already (ok false), and
 // lists it as being unlocked in place of owned: an Unlock that only names
 // the owner made meanwhile finds it there (ownedOrUnlocking), and waits for
