@@ -221,6 +221,10 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		}
 		h.mu.Unlock()
 		return opError("extend", s.name, err)
+	case err != nil && brokenConn(err) && h.released():
+		// Not made again: the hold ended while the call was in flight,
+		// which is what the caller is told, as below.
+		return opError("extend", s.name, fmt.Errorf("%w (%w)", endedInFlight(h), err))
 	case err != nil:
 		// The script may have run, or may still run (see leaseUnknown):
 		// the hold's deadline was moved within its lease.
@@ -241,13 +245,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// passed first, or it was released or force-unlocked): its context
 		// is over and its lock given back, so the new lease is nobody's.
 		c.mu.Unlock()
-		h.mu.Lock()
-		cause := h.cause // nil while end is still recording it
-		h.mu.Unlock()
-		if cause == nil || errors.Is(cause, context.Canceled) {
-			return opError("extend", s.name, fmt.Errorf("%w: the hold ended while Extend was in flight", ErrNotHeld))
-		}
-		return opError("extend", s.name, fmt.Errorf("%w: the hold ended while Extend was in flight: %w", ErrNotHeld, cause))
+		return opError("extend", s.name, endedInFlight(h))
 	}
 	// A re-entry without a lease meanwhile has handed the hold to the
 	// watchdog, which now keeps its lease.
@@ -266,6 +264,18 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// endedInFlight is the error of an Extend whose hold h ended while the
+// call was in flight.
+func endedInFlight(h *hold) error {
+	h.mu.Lock()
+	cause := h.cause // nil while end is still recording it
+	h.mu.Unlock()
+	if cause == nil || errors.Is(cause, context.Canceled) {
+		return fmt.Errorf("%w: the hold ended while Extend was in flight", ErrNotHeld)
+	}
+	return fmt.Errorf("%w: the hold ended while Extend was in flight: %w", ErrNotHeld, cause)
 }
 
 // extendsInFlight counts the Extends in flight on one hold key and keeps the
@@ -397,7 +407,8 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // with ErrLockLost and Extend returns ErrNotHeld; so does a lock context of
 // a hold that has ended, even when its owner holds the lock again (that newer
 // hold is left alone), and an Extend whose hold ended (its loss deadline
-// passed) while the call was in flight. The call is bounded by
+// passed, or it was released) while the call was in flight, one whose
+// connection broke under it then included. The call is bounded by
 // ctx, and one whose connection broke is made again within it (under the
 // failover guard too), as is one Redis refused having run nothing (LOADING,
 // BUSY, MISCONF, ...), while the hold lasts; when it fails without an answer

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -133,4 +134,21 @@ func evalshaCalls(t *testing.T, node *redistest.Node) int {
 		}
 	}
 	return 0
+}
+
+// TestGuardedExtendEndedUnderBrokenCallNotHeld: a guarded Extend whose hold
+// is released while it is in flight, and whose connection then breaks
+// under it, is not made again and fails as any Extend whose hold ended
+// while it was in flight does: with ErrNotHeld, not with the broken
+// connection alone.
+func TestGuardedExtendEndedUnderBrokenCallNotHeld(t *testing.T) {
+	t.Parallel()
+	px, _, m, lctx, extended := heldRepeatRig(t, "extend-repeat-ended-error", 4321*time.Millisecond)
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock: %v", err)
+	}
+	px.CutHeld()
+	if err := <-extended; !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Extend whose hold was released while it was in flight: %v, want ErrNotHeld", err)
+	}
 }
