@@ -53,6 +53,10 @@ type RedLock struct {
 	// an Unlock with a hold's context once it has taken the hold's
 	// unlocking (unreleasedParts.begin), before it marks the hold unlocked.
 	unlockHook func()
+	// shortenHook, when set (by tests only, on their own RedLock), runs in
+	// Extend once it has found the validity to end past the new lease,
+	// before it moves the validity to that lease.
+	shortenHook func()
 	// distinct: every node's server has told its run_id, and no two nodes
 	// reach one server (see checkDistinct).
 	distinct atomic.Bool
@@ -1528,12 +1532,17 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	h.extends++
 	h.extendSeq++
 	seq, alone := h.extendSeq, h.extends == 1
-	h.mu.Unlock()
 	if monoNanos(until) < h.validUntil.Load() {
 		// A shorter lease is in force on a node as soon as its script runs,
 		// before the replies are back: the validity must not outlive it.
+		// Read and moved under mu: another Extend moving it earlier between
+		// the two would be undone.
+		if r.shortenHook != nil {
+			r.shortenHook()
+		}
 		h.validTill(until)
 	}
+	h.mu.Unlock()
 	errs := make([]error, len(r.nodes))
 	var caught firstPanic
 	var wg sync.WaitGroup
