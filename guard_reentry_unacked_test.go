@@ -33,13 +33,12 @@ func TestGuardReentryNotReplicated(t *testing.T) {
 	}
 	holds := map[string]guardedHold{}
 	for k, l := range reentrantKinds(t, c, "guard-reentry-unacked", WithLease(lease)) {
-		sent := time.Now()
 		lctx, err := l.Lock(ctx)
 		if err != nil {
 			t.Fatalf("%s: Lock with the replica running: %v", k, err)
 		}
 		t.Cleanup(func() { _ = l.Unlock(lctx) })
-		holds[k] = guardedHold{l: l, lctx: lctx, by: lossDeadline(sent, lease)}
+		holds[k] = guardedHold{l: l, lctx: lctx, by: lossDeadline(time.Now(), lease)}
 	}
 	replica.Pause()
 	defer replica.Resume()
@@ -87,13 +86,12 @@ func TestGuardReentryNotReplicatedKeepsLease(t *testing.T) {
 		"RWMutex":   mustRW(t, c, "guard-reentry-unacked-lease-rw-write"),
 		"RLocker":   rwRead{mustRW(t, c, "guard-reentry-unacked-lease-rw-read")},
 	} {
-		sent := time.Now()
 		lctx, err := l.LockWithLease(ctx, lease)
 		if err != nil {
 			t.Fatalf("%s: Lock with the replica running: %v", k, err)
 		}
 		t.Cleanup(func() { _ = l.Unlock(lctx) })
-		holds[k] = guardedHold{l: l, lctx: lctx, by: lossDeadline(sent, lease)}
+		holds[k] = guardedHold{l: l, lctx: lctx, by: lossDeadline(time.Now(), lease)}
 	}
 	replica.Pause()
 	for k, h := range holds {

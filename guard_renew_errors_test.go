@@ -48,11 +48,11 @@ func TestGuardRenewalErrorReply(t *testing.T) {
 	holds := lockAll(t, ctx, guardKinds(t, c, "guard-renew-wrongtype"), lease)
 	// Renewals acknowledged until the key changes kind may move the
 	// deadline on, up to now + lease.
-	broken := pausedNow(holds, lease)["Mutex"]
-	key := broken.l.(*Mutex).Key()
+	key := holds["Mutex"].l.(*Mutex).Key()
 	if err := primary.Do(t, "SET", key, "x").Error(); err != nil {
 		t.Fatal(err)
 	}
+	broken := pausedNow(holds, lease)["Mutex"]
 	checkEndsBy(t, "Mutex", broken, "a renewal answered with an error")
 	time.Sleep(time.Until(latest(holds).Add(guardLate)))
 	for k, h := range holds {

@@ -111,6 +111,18 @@ func checkEndsBy(t *testing.T, k string, h guardedHold, what string) {
 	if cause := context.Cause(h.lctx); !errors.Is(cause, ErrLockLost) {
 		t.Errorf("%s: lock context ended with %v, want ErrLockLost", k, cause)
 	}
+	// The timing above allows for timers the load makes late, and so lets
+	// a deadline moved by less than that allowance pass: the deadline the
+	// hold ended at must itself be no later than its grant's.
+	lc, _ := h.lctx.Value(lockCtxKey{}).(*lockCtx)
+	if lc == nil || lc.hold == nil {
+		t.Errorf("%s: lock context without its hold", k)
+		return
+	}
+	if at := monoTime(lc.hold.lossAt.Load()); at.After(h.by) {
+		t.Errorf("%s: loss deadline %s past the deadline of its replicated grant, with a replica the guard waits for stopped: %s moved the loss deadline although not every replica it waits for acknowledged it",
+			k, at.Sub(h.by).Round(time.Millisecond), what)
+	}
 }
 
 // TestGuardRenewalNotReplicated: with the failover guard on, a watchdog
