@@ -546,8 +546,10 @@ func TestRenewalEventCountsAddUp(t *testing.T) {
 			t.Errorf("renewal event %+v does not add up", e)
 		}
 	}
-	if sum.Ended != 1 || sum.Lost != 0 {
+	// Whatever the rounds, every lease but the ended hold's was renewed:
+	// the other hold, in flight with it, was held and answered.
+	if sum.Ended != 1 || sum.Lost != 0 || sum.Failed != 0 || sum.Renewed != sum.Batch-1 {
 		sum.Duration = 0
-		t.Errorf("%d renewal events, in all %+v; want the hold that ended during its round trip counted as Ended once, none lost", len(events), sum)
+		t.Errorf("%d renewal events, in all %+v; want the hold that ended during its round trip counted as Ended once, every other lease renewed", len(events), sum)
 	}
 }
