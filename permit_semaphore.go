@@ -283,9 +283,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 				// No replica has the permit: a failover now would promote
 				// one that hands it out again. Give it back, marking the
 				// record, in the background should that fail.
-				if s.undoNow(wire, record) != nil {
-					s.undoLater(wire, record, lease)
-				}
+				s.undoUnacked(wire, record, lease)
 				return false, tryAgain{}, s.c.notReplicated(guard)
 			}
 		}
@@ -356,6 +354,24 @@ func (s *PermitSemaphore) undoNow(wire []byte, record string) error {
 	defer cancel()
 	_, err := callAgain(ctx, func() (struct{}, error) { return struct{}{}, s.undoOnce(ctx, wire, record) })
 	return err
+}
+
+// undoUnacked undoes at once (undoNow) an acquisition no replica
+// acknowledged, recorded under record, which holds the permit wire for
+// lease; should that fail, in the background (undoLater). A panic of the
+// undo (a client wrapper's) goes on on the caller's goroutine once the
+// background undo has taken it over, as a Semaphore's does: the permit was
+// otherwise held by nobody until its lease ended.
+func (s *PermitSemaphore) undoUnacked(wire []byte, record string, lease time.Duration) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.undoLater(wire, record, lease)
+			panic(v)
+		}
+	}()
+	if s.undoNow(wire, record) != nil {
+		s.undoLater(wire, record, lease)
+	}
 }
 
 // undo releases the permit wire at once, bounded by the release timeout.
