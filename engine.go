@@ -3219,8 +3219,17 @@ func (c *Client) touchedLocked(id holdKey) {
 }
 
 // undoNow runs undo in the acquiring goroutine, detached from its context
-// and bounded by the release timeout.
+// and bounded by the release timeout. A panic of undo (a client wrapper's)
+// goes on on the caller's goroutine once the background undo has taken it
+// over, as a settling undo's does: what it was to give back was otherwise
+// held by nobody until its lease ended.
 func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
+	defer func() {
+		if v := recover(); v != nil {
+			c.undoLater(p, field, lease, time.Now().Add(lease), 0)
+			panic(v)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
 	defer cancel()
 	err := c.undo(ctx, p, field, lease, 0, true)
