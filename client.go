@@ -1724,7 +1724,12 @@ var errCallPanicked = errors.New("scriptlock: the call panicked (a client wrappe
 // the call is taken to have failed with. Called from the deferred function
 // that recovered v, so that the stack is the panic's.
 func (c *Client) callPanicked(what string, v any) error {
-	stack := string(debug.Stack())
+	return c.callPanickedAt(what, v, string(debug.Stack()))
+}
+
+// callPanickedAt is callPanicked with the panic's stack, taken where it
+// was recovered first.
+func (c *Client) callPanickedAt(what string, v any, stack string) error {
 	record := func() { c.log.Error("panic recovered", "in", what, "panic", v, "stack", stack) }
 	if c.rep != nil {
 		c.rep.logLater(record)

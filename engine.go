@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -3466,11 +3467,21 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	defer cancel()
 	panics := 0
 	call := func(ctx context.Context) (err error) {
+		// The panic's own stack, taken where it was recovered first: on the
+		// goroutine callBounded runs undo on, before the panic is carried
+		// to this one, whose stack does not name the wrapper. Atomic: a
+		// call let go at its bound may still panic.
+		var stack atomic.Pointer[string]
 		defer func() {
 			if v := recover(); v != nil {
 				panics++
 				if panics == 1 {
-					err = c.callPanicked(undoingLater, v)
+					at := stack.Load()
+					if at == nil {
+						err = c.callPanicked(undoingLater, v)
+						return
+					}
+					err = c.callPanickedAt(undoingLater, v, *at)
 					return
 				}
 				err = fmt.Errorf("%w: %v", errCallPanicked, v)
@@ -3478,7 +3489,16 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 				c.rep.logLater(func() { c.log.Debug("panic recovered again", "in", undoingLater, "panic", v, "panics", n) })
 			}
 		}()
-		return c.callBounded(ctx, undo)
+		return c.callBounded(ctx, func(ctx context.Context) error {
+			defer func() {
+				if v := recover(); v != nil {
+					at := string(debug.Stack())
+					stack.Store(&at)
+					panic(v)
+				}
+			}()
+			return undo(ctx)
+		})
 	}
 	retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
 	for {
