@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -30,6 +31,7 @@ func TestUncontendedAllocs(t *testing.T) {
 			}
 		}
 	}
+	try := mustMutex(t, c, "mutex-try")
 	sem := mustSem(t, c, "permits")
 	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -40,6 +42,19 @@ func TestUncontendedAllocs(t *testing.T) {
 		f    func()
 	}{
 		{"Mutex", 4, lockUnlock(mustMutex(t, c, "mutex"))},
+		// An acquisition that sends MutexAcquire its lease or settings
+		// (any but a default Lock's) costs no more than one that does not.
+		{"Mutex with a lease", 4, lockUnlock(mustMutex(t, c, "mutex-lease", WithLease(10*time.Second)))},
+		{"Mutex with a waiter timeout", 4, lockUnlock(mustMutex(t, c, "mutex-waiter", WithWaiterTimeout(7*time.Second)))},
+		{"Mutex TryLock", 4, func() {
+			lctx, err := try.TryLock(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := try.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"FairMutex", 4, lockUnlock(mustFair(t, c, "fair"))},
 		{"LeanMutex", 4, lockUnlock(mustLean(t, c, "lean"))},
 		{"Semaphore", 9, func() {

@@ -86,13 +86,16 @@ type formattedLease struct {
 }
 
 // acquireOpts is MutexAcquire's optional arguments, the lease and ctl: the
-// defaults at the end are left out.
-func (m *Mutex) acquireOpts(lease time.Duration, ctl string) []string {
+// defaults at the end are left out. They are written into buf, the caller's
+// (on its stack): a slice made here would cost an allocation per call.
+func (m *Mutex) acquireOpts(buf *[2]string, lease time.Duration, ctl string) []string {
 	if ctl != defaultMutexCtl {
-		return []string{m.leaseMs(lease), ctl}
+		buf[0], buf[1] = m.leaseMs(lease), ctl
+		return buf[:2]
 	}
 	if lease != DefaultLease {
-		return []string{m.leaseMs(lease)}
+		buf[0] = m.leaseMs(lease)
+		return buf[:1]
 	}
 	return nil
 }
@@ -285,13 +288,15 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	if guard.on() {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(serverLease, ctl)...)
+			var opts [2]string
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(&opts, serverLease, ctl)...)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(serverLease, ctl)...)
+		var opts [2]string
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(&opts, serverLease, ctl)...)
 	}
 	if err != nil {
 		return attempt{}, false, err

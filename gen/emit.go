@@ -475,8 +475,14 @@ func (e *emitter) emitKeys(g *jen.Group, s *Script, get func(p Param) jen.Code) 
 	}
 }
 
-// emitArgs declares args from the values get(param) returns.
-func (e *emitter) emitArgs(g *jen.Group, s *Script, get func(p Param) jen.Code) {
+// variadicRoom is how many values of a variadic argument its caller's
+// arguments fit without an allocation.
+const variadicRoom = 4
+
+// emitArgs declares args from the values get(param) returns. local: args
+// does not outlive the function (an encode function returns it, so a fixed
+// array there would be one more allocation, not one fewer).
+func (e *emitter) emitArgs(g *jen.Group, s *Script, get func(p Param) jen.Code, local bool) {
 	fixedArgs := s.Args
 	var varArg *Param
 	if n := len(s.Args); n > 0 && s.Args[n-1].Variadic {
@@ -489,7 +495,19 @@ func (e *emitter) emitArgs(g *jen.Group, s *Script, get func(p Param) jen.Code) 
 	}
 	switch {
 	case varArg != nil:
-		g.Id("args").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Lit(len(fixedArgs)).Op("+").Len(get(*varArg)))
+		if local {
+			// A few variadic values fit a fixed array, which stays on the
+			// stack, where a make of a length only known at run time is a
+			// heap allocation once it passes 32 bytes (two strings).
+			n := len(fixedArgs) + variadicRoom
+			g.Var().Id("argsBuf").Index(jen.Lit(n)).String()
+			g.Id("args").Op(":=").Id("argsBuf").Index(jen.Empty(), jen.Lit(0))
+			g.If(jen.Id("n").Op(":=").Lit(len(fixedArgs)).Op("+").Len(get(*varArg)), jen.Id("n").Op(">").Lit(n)).Block(
+				jen.Id("args").Op("=").Make(jen.Index().String(), jen.Lit(0), jen.Id("n")),
+			)
+		} else {
+			g.Id("args").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Lit(len(fixedArgs)).Op("+").Len(get(*varArg)))
+		}
 		if len(fixedArgs) > 0 {
 			list := []jen.Code{jen.Id("args")}
 			for _, a := range fixedArgs {
@@ -642,7 +660,7 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 				),
 			)
 		}
-		e.emitArgs(g, s, get)
+		e.emitArgs(g, s, get, true)
 		g.Return(jen.Id(decodeFunc(s)).Call(
 			jen.Id(scriptVar(s)).Dot("Exec").Call(jen.Id("ctx"), jen.Id("c"), jen.Id("keys"), jen.Id("args")),
 		))
@@ -800,7 +818,7 @@ func (e *emitter) emitEncode(s *Script) jen.Code {
 		Params(jen.Index().String(), jen.Index().String()).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id("a").Dot(camel(p.Name)) }
 		e.emitKeys(g, s, get)
-		e.emitArgs(g, s, get)
+		e.emitArgs(g, s, get, false)
 		g.Return(jen.Id("keys"), jen.Id("args"))
 	})
 }

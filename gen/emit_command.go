@@ -51,7 +51,7 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 				),
 			)
 		}
-		e.emitArgs(g, s, get)
+		e.emitArgs(g, s, get, true)
 		g.Return(buildCmd(s, false), jen.Nil())
 	})
 	decode := jen.Commentf("Decode%s reads the reply to %s.", s.Name, name).Line().

@@ -249,7 +249,11 @@ func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence stri
 			return 0, err
 		}
 	}
-	args := make([]string, 0, 1+len(opt))
+	var argsBuf [5]string
+	args := argsBuf[:0]
+	if n := 1 + len(opt); n > 5 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, owner)
 	args = append(args, opt...)
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
@@ -330,7 +334,11 @@ func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := make([]string, 0, 1+len(opt))
+	var argsBuf [5]string
+	args := argsBuf[:0]
+	if n := 1 + len(opt); n > 5 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, owner)
 	args = append(args, opt...)
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil

@@ -53,7 +53,11 @@ func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string
 			return nil, err
 		}
 	}
-	args := make([]string, 0, 7+len(rest))
+	var argsBuf [11]string
+	args := argsBuf[:0]
+	if n := 7 + len(rest); n > 11 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, s, rueidis.BinaryString(raw), strconv.FormatInt(n, 10), strconv.FormatFloat(f, 'g', -1, 64), boolArg(flag), msArg(d), strconv.FormatInt(at.UnixMilli(), 10))
 	for _, v := range rest {
 		args = append(args, strconv.FormatInt(v, 10))
@@ -157,7 +161,11 @@ func AllArgsCommand(c rueidis.Client, a string, b string, s string, raw []byte, 
 			return rueidis.Completed{}, err
 		}
 	}
-	args := make([]string, 0, 7+len(rest))
+	var argsBuf [11]string
+	args := argsBuf[:0]
+	if n := 7 + len(rest); n > 11 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, s, rueidis.BinaryString(raw), strconv.FormatInt(n, 10), strconv.FormatFloat(f, 'g', -1, 64), boolArg(flag), msArg(d), strconv.FormatInt(at.UnixMilli(), 10))
 	for _, v := range rest {
 		args = append(args, strconv.FormatInt(v, 10))

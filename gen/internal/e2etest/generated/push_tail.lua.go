@@ -43,7 +43,11 @@ func PushTail(ctx context.Context, c rueidis.Client, log string, list string, it
 			return 0, err
 		}
 	}
-	args := make([]string, 0, 0+len(items))
+	var argsBuf [4]string
+	args := argsBuf[:0]
+	if n := 0 + len(items); n > 4 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, items...)
 	return pushTailDecode(pushTailScript.Exec(ctx, c, keys, args))
 }
@@ -134,7 +138,11 @@ func PushTailCommand(c rueidis.Client, log string, list string, items ...string)
 			return rueidis.Completed{}, err
 		}
 	}
-	args := make([]string, 0, 0+len(items))
+	var argsBuf [4]string
+	args := argsBuf[:0]
+	if n := 0 + len(items); n > 4 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, items...)
 	return c.B().Evalsha().Sha1(pushTailSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }

@@ -29,7 +29,11 @@ var ranksScript = rueidis.NewLuaScript(ranksSource)
 // nil when k does not exist.
 func Ranks(ctx context.Context, c rueidis.Client, k string, members ...string) ([]int64, bool, error) {
 	keys := []string{k}
-	args := make([]string, 0, 0+len(members))
+	var argsBuf [4]string
+	args := argsBuf[:0]
+	if n := 0 + len(members); n > 4 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, members...)
 	return ranksDecode(ranksScript.Exec(ctx, c, keys, args))
 }
@@ -91,7 +95,11 @@ func RanksMulti(ctx context.Context, c rueidis.Client, calls []RanksArgs) []Rank
 // script from its source and caches it there.
 func RanksCommand(c rueidis.Client, k string, members ...string) (rueidis.Completed, error) {
 	keys := []string{k}
-	args := make([]string, 0, 0+len(members))
+	var argsBuf [4]string
+	args := argsBuf[:0]
+	if n := 0 + len(members); n > 4 {
+		args = make([]string, 0, n)
+	}
 	args = append(args, members...)
 	return c.B().Evalsha().Sha1(ranksSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
