@@ -109,3 +109,44 @@ func TestHandleAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPerRequestMutexAllocs bounds the allocations of a Lock+Unlock on a
+// Mutex handle made for it, as programs often do per request, when the lease
+// is not the default (a Client's WithLease or WithWatchdog): the lease's text
+// is formatted once per value, not once per handle.
+func TestPerRequestMutexAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector; make test runs this test without it")
+	}
+	node := redistest.Server(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opt  Option
+	}{{"WithLease(10s)", WithLease(10 * time.Second)}, {"WithWatchdog(20s)", WithWatchdog(20*time.Second, 0)}} {
+		c := newTestClient(t, node.Client(t), tc.opt)
+		f := func() {
+			m, err := c.Mutex("mutex")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lctx, err := m.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f() // connections open, scripts loaded
+		// The least of three runs, as in TestUncontendedAllocs.
+		got := testing.AllocsPerRun(300, f)
+		for range 2 {
+			got = min(got, testing.AllocsPerRun(300, f))
+		}
+		// The handle's two (TestHandleAllocs) and a reused handle's four.
+		if got > 6 {
+			t.Errorf("%s: %v allocations per Lock+Unlock on a new handle, want at most 6", tc.name, got)
+		}
+	}
+}

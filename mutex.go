@@ -44,8 +44,6 @@ type Mutex struct {
 	waiters string    // scriptlock_lock_waiters:{name}: registered Go waiters
 	wake    string    // scriptlock_lock_wake:{name}: + ":<client-id>" wakes one of them by name
 	ctl     *mutexCtl // MutexAcquire's usual ctl values for this handle
-
-	lastLease atomic.Pointer[formattedLease] // see leaseMs
 }
 
 // mutexCtl holds MutexAcquire's ctl values that have no per-call part,
@@ -63,38 +61,43 @@ var defaultMutexCtl = acquireCtl(false, false, DefaultFenceIdle, DefaultWaiterTi
 const defaultMutexLease = "30000"
 
 // leaseMs formats a lease in ms as the generated callers do (a part of one
-// rounded up), keeping the last one formatted: a handle's leases repeat.
-func (m *Mutex) leaseMs(lease time.Duration) string {
+// rounded up), once per value for the process, not per handle: handles are
+// often made per request, and a Client's lease is every handle's.
+func leaseMs(lease time.Duration) string {
 	if lease == DefaultLease {
 		return defaultMutexLease
-	}
-	if f := m.lastLease.Load(); f != nil && f.d == lease {
-		return f.s
 	}
 	ms := lease.Milliseconds()
 	if lease > time.Duration(ms)*time.Millisecond {
 		ms++
 	}
-	f := &formattedLease{d: lease, s: strconv.FormatInt(ms, 10)}
-	m.lastLease.Store(f)
+	slot := &leaseTexts[uint64(ms)%uint64(len(leaseTexts))]
+	if f := slot.Load(); f != nil && f.ms == ms {
+		return f.s
+	}
+	f := &formattedLease{ms: ms, s: strconv.FormatInt(ms, 10)}
+	slot.Store(f)
 	return f.s
 }
 
+// leaseTexts holds recently sent leases (a cache, not state).
+var leaseTexts [64]atomic.Pointer[formattedLease]
+
 type formattedLease struct {
-	d time.Duration
-	s string
+	ms int64
+	s  string
 }
 
 // acquireOpts is MutexAcquire's optional arguments, the lease and ctl: the
 // defaults at the end are left out. They are written into buf, the caller's
 // (on its stack): a slice made here would cost an allocation per call.
-func (m *Mutex) acquireOpts(buf *[2]string, lease time.Duration, ctl string) []string {
+func acquireOpts(buf *[2]string, lease time.Duration, ctl string) []string {
 	if ctl != defaultMutexCtl {
-		buf[0], buf[1] = m.leaseMs(lease), ctl
+		buf[0], buf[1] = leaseMs(lease), ctl
 		return buf[:2]
 	}
 	if lease != DefaultLease {
-		buf[0] = m.leaseMs(lease)
+		buf[0] = leaseMs(lease)
 		return buf[:1]
 	}
 	return nil
@@ -289,14 +292,14 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			var opts [2]string
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(&opts, serverLease, ctl)...)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, field, acquireOpts(&opts, serverLease, ctl)...)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
 		var opts [2]string
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, field, m.acquireOpts(&opts, serverLease, ctl)...)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, field, acquireOpts(&opts, serverLease, ctl)...)
 	}
 	if err != nil {
 		return attempt{}, false, err

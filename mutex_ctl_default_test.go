@@ -32,12 +32,11 @@ func TestMutexAcquireDefaults(t *testing.T) {
 	if got := msFormat(DefaultLease); got != defaultMutexLease {
 		t.Errorf("DefaultLease is %s ms, the script's default %s", got, defaultMutexLease)
 	}
-	m := &Mutex{}
-	if got := newMutexCtl(DefaultFenceIdle, DefaultWaiterTimeout)[1]; got != defaultMutexCtl || m.acquireOpts(new([2]string), DefaultLease, got) != nil {
-		t.Errorf("a default waiting Lock's lease and ctl %q are sent (%q), want them left out", got, m.acquireOpts(new([2]string), DefaultLease, got))
+	if got := newMutexCtl(DefaultFenceIdle, DefaultWaiterTimeout)[1]; got != defaultMutexCtl || acquireOpts(new([2]string), DefaultLease, got) != nil {
+		t.Errorf("a default waiting Lock's lease and ctl %q are sent (%q), want them left out", got, acquireOpts(new([2]string), DefaultLease, got))
 	}
 	for _, lease := range []time.Duration{time.Minute, 1500 * time.Microsecond, time.Minute, DefaultLease + time.Millisecond} {
-		if got, want := m.acquireOpts(new([2]string), lease, defaultMutexCtl), []string{msFormat(lease)}; !slices.Equal(got, want) {
+		if got, want := acquireOpts(new([2]string), lease, defaultMutexCtl), []string{msFormat(lease)}; !slices.Equal(got, want) {
 			t.Errorf("lease %v with the default ctl is sent as %q, want %q", lease, got, want)
 		}
 	}
@@ -50,7 +49,7 @@ func TestMutexAcquireDefaults(t *testing.T) {
 		acquireCtl(false, false, DefaultFenceIdle, 2*DefaultWaiterTimeout, 0),
 	} {
 		for _, lease := range []time.Duration{DefaultLease, time.Minute} {
-			if got, want := m.acquireOpts(new([2]string), lease, ctl), []string{msFormat(lease), ctl}; !slices.Equal(got, want) {
+			if got, want := acquireOpts(new([2]string), lease, ctl), []string{msFormat(lease), ctl}; !slices.Equal(got, want) {
 				t.Errorf("lease %v and ctl %q are sent as %q, want %q", lease, ctl, got, want)
 			}
 		}
