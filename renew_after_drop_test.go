@@ -58,7 +58,11 @@ func TestRenewalNotResentAfterHoldEnded(t *testing.T) {
 // fine all along; only the connection carrying the renewal is dropped.
 func TestRenewalBrokenConnLongInterval(t *testing.T) {
 	t.Parallel()
-	const lease, every = 3 * time.Second, 2400 * time.Millisecond
+	// The window between the broken renewal and the loss deadline, lease -
+	// every - 200ms, is 800ms: room for a retry at half of it and its round
+	// trip on a loaded machine, and still shorter than the quarter interval
+	// (1s) the retry once waited.
+	const lease, every = 5 * time.Second, 4 * time.Second
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(lease, every))
