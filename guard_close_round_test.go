@@ -55,7 +55,25 @@ func TestCloseDuringGuardedRenewalRound(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no renewal round")
 	}
-	time.Sleep(200 * time.Millisecond) // the round's first slots wait on WAIT
+	// The round's first slots (guardedGroups of them at once) all wait on
+	// WAIT before the counts are reset: on a loaded machine their calls (an
+	// EVALSHA refused NOSCRIPT and made again as EVAL, for a first renewal
+	// there) may reach the server well after the round began, before Close.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		info, err := primary.Do(t, "INFO", "clients").ToString()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(info, "blocked_clients:")
+		n, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0]))
+		if n >= guardedGroups {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no call of the renewal round waits on WAIT")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := primary.Do(t, "CONFIG", "RESETSTAT").Error(); err != nil {
 		t.Fatal(err)
 	}
