@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -82,14 +81,7 @@ func TestMultiLockUnlockAgainAfterRefusal(t *testing.T) {
 func TestMultiLockUnlockAgainRedLockMember(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	cs := make([]*Client, len(nodes))
-	for i, n := range nodes {
-		if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-			t.Fatalf("ACL SETUSER: %v", err)
-		}
-		cs[i] = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
-	}
+	cs := noChannelClients(t, nodes)
 	r, err := NewRedLock("red", cs, WithNodeTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -104,11 +96,7 @@ func TestMultiLockUnlockAgainRedLockMember(t *testing.T) {
 	if err := ml.Unlock(lctx); !errors.Is(err, generated.ErrNoPublish) || errors.Is(err, ErrNotHeld) {
 		t.Fatalf("Unlock by a user without the channels: %v, want generated.ErrNoPublish", err)
 	}
-	for _, n := range nodes {
-		if err := n.Do(t, "ACL", "SETUSER", "app", "allchannels").Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	allowChannels(t, nodes...)
 	if err := ml.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock again once the user may publish: %v", err)
 	}

@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -37,51 +34,23 @@ func (o *blockFirstRelease) ReleaseStart(ctx context.Context, _ Op) context.Cont
 func TestMultiLockUnlockBesideRefusedUnlock(t *testing.T) {
 	t.Parallel()
 	n := redistest.Server(t)
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
 	obs := &blockFirstRelease{started: make(chan struct{}), proceed: make(chan struct{})}
-	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), sharedPrefix(t), WithObserver(obs))
+	app := noChannelClients(t, []*redistest.Node{n}, WithObserver(obs))[0]
 	a, b := mustMutex(t, app, "a"), mustMutex(t, app, "b")
 	ml := mustMulti(t, []Locker{a, b})
-	ctx := testCtx(t, 30*time.Second)
-	lctx, err := ml.Lock(ctx)
+	lctx, err := ml.Lock(testCtx(t, 30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	firstErr := make(chan error, 1)
-	go func() { firstErr <- ml.Unlock(lctx) }()
-	<-obs.started
-	secondErr := make(chan error, 1)
-	go func() { secondErr <- ml.Unlock(lctx) }()
-	time.Sleep(100 * time.Millisecond)
-	close(obs.proceed)
-	e1, e2 := <-firstErr, <-secondErr
-	if !errors.Is(e1, generated.ErrNoPublish) {
-		t.Fatalf("the first Unlock: %v, want generated.ErrNoPublish", e1)
-	}
-	for _, k := range []string{a.Key(), b.Key()} {
-		if got, _ := n.Do(t, "EXISTS", k).AsInt64(); got != 1 {
-			t.Fatalf("%s: every release was refused, yet the lock is gone", k)
-		}
-	}
-	if errors.Is(e2, ErrNotHeld) {
-		t.Fatalf("an Unlock beside the refused one answered ErrNotHeld while every member holds its lock: %v", e2)
-	}
-	if !errors.Is(e2, generated.ErrNoPublish) {
-		t.Fatalf("the Unlock beside the refused one: %v, want generated.ErrNoPublish", e2)
-	}
-	if err := n.Do(t, "ACL", "SETUSER", "app", "allchannels").Error(); err != nil {
-		t.Fatal(err)
-	}
+	unlock := func() error { return ml.Unlock(lctx) }
+	e1, e2 := unlockBesideBlocked(obs.started, obs.proceed, unlock, unlock)
+	requireHeld(t, n, true, "every release was refused, yet the lock", a.Key(), b.Key())
+	refusedUnlocks(t, e1, e2, "the first Unlock", "an Unlock beside the refused one")
+	allowChannels(t, n)
 	if err := ml.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock again once the user may publish: %v", err)
 	}
-	for _, k := range []string{a.Key(), b.Key()} {
-		if got, _ := n.Do(t, "EXISTS", k).AsInt64(); got != 0 {
-			t.Errorf("%s: still held after Unlock again", k)
-		}
-	}
+	requireHeld(t, n, false, "after Unlock again, the lock", a.Key(), b.Key())
 }
 
 // TestMultiLockUnlockFromReleaseCallback: an Observer's ReleaseStart,
@@ -134,57 +103,22 @@ func TestMultiLockUnlockFromReleaseCallback(t *testing.T) {
 func TestMultiLockOwnerUnlockBesideStartingUnlock(t *testing.T) {
 	t.Parallel()
 	n := redistest.Server(t)
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), sharedPrefix(t))
+	app := noChannelClients(t, []*redistest.Node{n})[0]
 	a, b := mustMutex(t, app, "a"), mustMutex(t, app, "b")
 	ml := mustMulti(t, []Locker{a, b})
-	ctx := testCtx(t, 30*time.Second)
-	owner := WithOwner(ctx, "worker-9")
+	owner := WithOwner(testCtx(t, 30*time.Second), "worker-9")
 	lctx, err := ml.Lock(owner)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mh := lctx.Value(ml.key).(*multiHeld)
-	secondErr := make(chan error, 1)
-	var first atomic.Bool
-	ml.unlockHook = func() {
-		if !first.CompareAndSwap(false, true) {
-			return
-		}
-		go func() { secondErr <- ml.Unlock(owner) }()
-		// Until the Unlock by owner has marked the hold (it may wait for
-		// this one first instead).
-		for end := time.Now().Add(500 * time.Millisecond); mh.state.Load() == endNone && time.Now().Before(end); {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	e1 := ml.Unlock(lctx)
-	e2 := <-secondErr
-	for _, k := range []string{a.Key(), b.Key()} {
-		if got, _ := n.Do(t, "EXISTS", k).AsInt64(); got != 1 {
-			t.Fatalf("%s: every release was refused, yet the lock is gone", k)
-		}
-	}
-	if errors.Is(e1, ErrNotHeld) {
-		t.Fatalf("the Unlock with the hold's context answered ErrNotHeld while every member holds its lock: %v", e1)
-	}
-	if !errors.Is(e1, generated.ErrNoPublish) {
-		t.Fatalf("the Unlock with the hold's context: %v, want generated.ErrNoPublish", e1)
-	}
-	if !errors.Is(e2, generated.ErrNoPublish) {
-		t.Fatalf("the Unlock by owner beside it: %v, want generated.ErrNoPublish", e2)
-	}
-	if err := n.Do(t, "ACL", "SETUSER", "app", "allchannels").Error(); err != nil {
-		t.Fatal(err)
-	}
+	e1, e2 := unlockBesideStarting(func(f func()) { ml.unlockHook = f }, func() bool { return mh.state.Load() != endNone },
+		func() error { return ml.Unlock(lctx) }, func() error { return ml.Unlock(owner) })
+	requireHeld(t, n, true, "every release was refused, yet the lock", a.Key(), b.Key())
+	refusedUnlocks(t, e1, e2, "the Unlock with the hold's context", "the Unlock by owner beside it")
+	allowChannels(t, n)
 	if err := ml.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock again once the user may publish: %v", err)
 	}
-	for _, k := range []string{a.Key(), b.Key()} {
-		if got, _ := n.Do(t, "EXISTS", k).AsInt64(); got != 0 {
-			t.Errorf("%s: still held after Unlock again", k)
-		}
-	}
+	requireHeld(t, n, false, "after Unlock again, the lock", a.Key(), b.Key())
 }

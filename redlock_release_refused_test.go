@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -20,14 +19,7 @@ import (
 func TestRedLockUnlockAgainAfterRefusal(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	cs := make([]*Client, len(nodes))
-	for i, n := range nodes {
-		if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-			t.Fatalf("ACL SETUSER: %v", err)
-		}
-		cs[i] = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
-	}
+	cs := noChannelClients(t, nodes)
 	// Every node must hold the lock (the test reads each): the default node
 	// timeout, 200 ms, let a majority take it without a slow node on a
 	// loaded machine.

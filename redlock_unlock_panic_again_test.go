@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -34,15 +32,8 @@ func (o *panicFirstRelease) ReleaseStart(ctx context.Context, _ Op) context.Cont
 func TestRedLockUnlockAgainAfterPanic(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
 	obs := &panicFirstRelease{}
-	cs := make([]*Client, len(nodes))
-	for i, n := range nodes {
-		if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-			t.Fatalf("ACL SETUSER: %v", err)
-		}
-		cs[i] = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix, WithObserver(obs))
-	}
+	cs := noChannelClients(t, nodes, WithObserver(obs))
 	r := mustRedLock(t, "unlock-panic-again", cs, WithNodeTimeout(time.Second))
 	ctx := testCtx(t, 30*time.Second)
 	lctx, err := r.Lock(ctx)
@@ -62,11 +53,7 @@ func TestRedLockUnlockAgainAfterPanic(t *testing.T) {
 			t.Fatalf("node %d: every release was refused, yet the lock is gone", i)
 		}
 	}
-	for _, n := range nodes {
-		if err := n.Do(t, "ACL", "SETUSER", "app", "allchannels").Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	allowChannels(t, nodes...)
 	if err := r.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock again once the user may publish: %v", err)
 	}
