@@ -205,7 +205,8 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 //
 // The first request with a key runs and its response (status, StoredHeaders,
 // body) is stored; a duplicate while it runs answers 409; a duplicate after it
-// completed, with the same method, route, URI, body and body media type
+// completed, with the same method, route (a virtual host's route, Echo's
+// e.Host, with its host), URI, body and body media type
 // (Content-Type in canonical form) (and
 // IdempotencyConfig.FingerprintHeaders), gets the stored
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
@@ -391,17 +392,35 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// The fingerprint version 1 had no media type: a record it
 			// stored is read with the fingerprint it computed (see
 			// fingerprintVersion).
-			v1 := idempotency.Fingerprint(fpParts...)
-			fp := v1
-			if content {
-				// The same bytes as JSON, as a form or as text are
-				// different requests: the body counts with its media type.
-				// A request without a body keeps its version 1
-				// fingerprint, which says all version 2 would: a release
-				// still computing version 1 during a rolling deploy reads
-				// its record as the same request's, not another's (422).
-				fpParts = append(fpParts, []byte("content-type"), mediaType(req.Header.Values(echo.HeaderContentType), form))
-				fp = fingerprintVersion + idempotency.Fingerprint(fpParts...)
+			fingerprints := func(parts [][]byte) (v1, fp string) {
+				v1 = idempotency.Fingerprint(parts...)
+				fp = v1
+				if content {
+					// The same bytes as JSON, as a form or as text are
+					// different requests: the body counts with its media
+					// type. A request without a body keeps its version 1
+					// fingerprint, which says all version 2 would: a
+					// release still computing version 1 during a rolling
+					// deploy reads its record as the same request's, not
+					// another's (422).
+					parts = append(parts[:len(parts):len(parts)], []byte("content-type"), mediaType(req.Header.Values(echo.HeaderContentType), form))
+					fp = fingerprintVersion + idempotency.Fingerprint(parts...)
+				}
+				return v1, fp
+			}
+			v1, fp := fingerprints(fpParts)
+			earlier := []string{v1}
+			if hostRouted(c) {
+				// A virtual host's router (e.Host) routed it: the same
+				// path on another host is another route, with a handler of
+				// its own, so the route counts with its host. Releases
+				// before fingerprinted the path alone: a record one of them
+				// stored is read with what they computed (so is one the
+				// default router's route of the same path stores, which
+				// that fingerprint cannot tell apart).
+				fpParts[1] = hostRoute(req.Host, c.Path())
+				earlier = append(earlier, fp)
+				_, fp = fingerprints(fpParts)
 			}
 			scope := config.Scope(c)
 			running := claimed{store, scope, key}
@@ -414,7 +433,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				return next(c)
 			}
 			ctx := req.Context()
-			res, err := store.Reserve(ctx, scope, key, fp, v1)
+			res, err := store.Reserve(ctx, scope, key, fp, earlier...)
 			if err != nil {
 				// A 503 says when to try again, as the lock middleware's
 				// does for an unreachable Redis; also one for a request
@@ -646,6 +665,24 @@ func mediaType(lines []string, form bool) []byte {
 		}
 	}
 	return core.FieldsPart("raw", []string{echo.HeaderContentType}, func(string) []string { return lines })
+}
+
+// hostRouted reports whether a virtual host's router (Echo's e.Host) routed
+// c's request: Echo picks the router by the request's Host as sent.
+func hostRouted(c echo.Context) bool {
+	e := c.Echo()
+	if e == nil { // a context not made by an Echo
+		return false
+	}
+	_, ok := e.Routers()[c.Request().Host]
+	return ok
+}
+
+// hostRoute is the route part of the fingerprint of a request a virtual
+// host's router routed: host and route path, encoded so that it never
+// spells a route path of the default router (those begin with '/').
+func hostRoute(host, path string) []byte {
+	return core.FieldsPart("virtual-host", []string{host}, func(string) []string { return []string{path} })
 }
 
 // fingerprintHeaders validates IdempotencyConfig.FingerprintHeaders and

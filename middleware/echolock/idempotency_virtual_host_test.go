@@ -1,0 +1,86 @@
+package echolock_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
+)
+
+// TestIdempotencyVirtualHostRoute: the same path on two virtual hosts
+// (Echo's e.Host) are two routes, each with its own handler: a key one of
+// them answered is refused on the other (422) as on another path, not
+// answered with the other host's stored response, which would tell the
+// client a request ran that never did. A retry on the same host still gets
+// the replay, and a route of the default router fingerprints as before.
+func TestIdempotencyVirtualHostRoute(t *testing.T) {
+	env := mwtest.New(t)
+	store := env.Store(t)
+	var runsA, runsB, runsDefault atomic.Int64
+	e := echo.New()
+	a := e.Host("shop-a.example")
+	a.POST("/orders/:id/pay", func(c echo.Context) error {
+		runsA.Add(1)
+		return c.String(http.StatusCreated, "paid at shop a")
+	}, echolock.Idempotency(store))
+	b := e.Host("shop-b.example")
+	b.POST("/orders/:id/pay", func(c echo.Context) error {
+		runsB.Add(1)
+		return c.String(http.StatusCreated, "paid at shop b")
+	}, echolock.Idempotency(store))
+	e.POST("/orders/:id/pay", func(c echo.Context) error {
+		runsDefault.Add(1)
+		return c.String(http.StatusCreated, "paid")
+	}, echolock.Idempotency(store))
+
+	post := func(host, key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/orders/7/pay", nil)
+		req.Host = host
+		req.Header.Set(echolock.HeaderIdempotencyKey, key)
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		return rec
+	}
+	if r := post("shop-a.example", "K"); r.Code != http.StatusCreated || r.Body.String() != "paid at shop a" {
+		t.Fatalf("shop a: %d %q", r.Code, r.Body.String())
+	}
+	if r := post("shop-b.example", "K"); r.Code != http.StatusUnprocessableEntity || runsB.Load() != 0 {
+		t.Errorf("shop b with the key shop a used: %d %q (replayed %q), shop b's handler ran %d times; want 422, not shop a's answer",
+			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsB.Load())
+	}
+	if r := post("shop-a.example", "K"); r.Code != http.StatusCreated || r.Body.String() != "paid at shop a" ||
+		r.Header().Get(echolock.HeaderIdempotentReplayed) != "true" || runsA.Load() != 1 {
+		t.Errorf("retry on shop a: %d %q replayed %q after %d runs, want shop a's answer replayed",
+			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsA.Load())
+	}
+	// A record an earlier release stored for a virtual host's route carries
+	// the fingerprint of its path alone: it is still this request's.
+	ctx := context.Background()
+	fp := idempotency.Fingerprint([]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil)
+	res, err := store.Reserve(ctx, idempotency.AnonymousScope, "OLD", fp)
+	if err != nil || res.State != idempotency.Claimed {
+		t.Fatalf("reserve as an earlier release: %+v %v", res, err)
+	}
+	old := idempotency.StoredResponse{Status: http.StatusCreated, Body: []byte("paid at shop a, earlier release")}
+	if ok, err := res.Claim.Complete(ctx, old.Encode()); !ok || err != nil {
+		t.Fatalf("complete as an earlier release: %v %v", ok, err)
+	}
+	if r := post("shop-a.example", "OLD"); r.Code != http.StatusCreated || r.Body.String() != string(old.Body) || runsA.Load() != 1 {
+		t.Errorf("retry of a request an earlier release stored: %d %q after %d runs, want its answer replayed", r.Code, r.Body.String(), runsA.Load())
+	}
+	// Hosts without a router of their own share the default router's route.
+	if r := post("other.example", "D"); r.Code != http.StatusCreated || r.Body.String() != "paid" {
+		t.Fatalf("default router: %d %q", r.Code, r.Body.String())
+	}
+	if r := post("another.example", "D"); r.Code != http.StatusCreated || r.Header().Get(echolock.HeaderIdempotentReplayed) != "true" || runsDefault.Load() != 1 {
+		t.Errorf("default router, another host: %d %q replayed %q after %d runs, want the replay",
+			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsDefault.Load())
+	}
+}
