@@ -230,7 +230,9 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // handler that panics releases the key too, unless
 // it had already sent its answer: that answer is stored like any other, or,
 // when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
-// short), the key is kept and a retry answers 409. Applied twice to a route on
+// short), the key is kept and a retry answers 409; likewise when the client
+// went away after the answer began, whatever the handler returns (an event
+// stream stopped on ctx.Done is cut short). Applied twice to a route on
 // one store (with e.Use and on the route) with one Scope, the inner middleware
 // runs the request under the outer one's claim; with another Scope it keeps
 // records of its own.
@@ -474,7 +476,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			outer := c.Get(claimedKey)
 			c.Set(claimedKey, running)
 			hctx, detach := claim.Context(ctx)
-			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders}
+			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders, ctx: ctx}
 			c.Response().Writer = rec
 			c.SetRequest(req.WithContext(hctx))
 			// Every way out completes or releases the claim exactly once;
@@ -561,6 +563,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
 			rec.sync(c.Response())
+			if err == nil && rec.status != 0 && !rec.endedAtStart && errors.Is(ctx.Err(), context.Canceled) {
+				// Its client went away while it answered, and it stopped
+				// without an error, as an event loop does on ctx.Done:
+				// the client did not get the answer whole, and what was
+				// sent may be cut short, so, as after an error, it is not
+				// replayed.
+				rec.incomplete = true
+			}
 			// A claim lost after the handler wrote its answer is still tried
 			// by Complete: the script stores it only if the claim is still
 			// this request's (it was presumed lost early, not taken).
@@ -928,10 +938,14 @@ type recorder struct {
 	buf        bytes.Buffer
 	limit      int
 	overflow   bool // the answer was larger than limit: not stored
-	incomplete bool // the handler failed after its answer began: not stored
+	incomplete bool // the handler failed, or its client left, after its answer began: not stored
 	stored     []string
 	header     []idempotency.HeaderField
 	status     int // the final status sent, 0 before it
+	// ctx is the request's context; endedAtStart says it had ended when
+	// the answer began (an answer written after it ended is whole).
+	ctx          context.Context
+	endedAtStart bool
 }
 
 // sync makes res say what was sent when the handler answered through the
@@ -957,6 +971,7 @@ func (r *recorder) sync(res *echo.Response) {
 // not send and a replay refuses as malformed, is left out, so that a record
 // never holds what its own replay would refuse.
 func (r *recorder) snapshot() {
+	r.endedAtStart = r.ctx != nil && r.ctx.Err() != nil
 	h := r.ResponseWriter.Header()
 	for _, name := range r.stored {
 		for _, v := range h.Values(name) {
