@@ -1928,6 +1928,19 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 			return []string{n}
 		}
 	case *ast.RelationalOpExpr:
+		// type(v) == 'nil' is v == nil; type(v) == 'string' when true (or
+		// ~= when false) shows v neither nil nor false.
+		if arg, name, ok := w.typeTest(x); ok {
+			switch name {
+			case "nil":
+				return w.nilGuards(&ast.RelationalOpExpr{Operator: x.Operator, Lhs: arg, Rhs: &ast.NilExpr{}}, isNil)
+			case "string", "number", "table", "function", "userdata", "thread":
+				if n := local(arg); n != "" && (x.Operator == "==") != isNil {
+					return []string{n}
+				}
+			}
+			return nil
+		}
 		// v == 'x' when true, v ~= 'x' when false: v holds that string
 		// or number.
 		if x.Operator == "==" && !isNil || x.Operator == "~=" && isNil {
@@ -1953,6 +1966,25 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		}
 	}
 	return nil
+}
+
+// typeTest reads x as type(v) == 'name' or 'name' ~= type(v) (the
+// global type, either side): v and the name.
+func (w *walker) typeTest(x *ast.RelationalOpExpr) (ast.Expr, string, bool) {
+	if x.Operator != "==" && x.Operator != "~=" {
+		return nil, "", false
+	}
+	for _, side := range [][2]ast.Expr{{x.Lhs, x.Rhs}, {x.Rhs, x.Lhs}} {
+		c, ok := side[0].(*ast.FuncCallExpr)
+		str, isStr := side[1].(*ast.StringExpr)
+		if !ok || !isStr || c.Receiver != nil || len(c.Args) != 1 {
+			continue
+		}
+		if f, isF := c.Func.(*ast.IdentExpr); isF && f.Value == "type" && !w.isLocal("type") {
+			return c.Args[0], str.Value, true
+		}
+	}
+	return nil, "", false
 }
 
 // stringOrNumber reports whether e is a string or number literal.
@@ -2435,6 +2467,10 @@ func (w *walker) expr(e ast.Expr) {
 		// In order (left, operator, right), so the n-th operator walked on a
 		// line is the n-th in its text.
 		c := Compare{Op: e.Operator, Left: w.operand(e.Lhs, len(w.f.Calls))}
+		var typeOf Operand
+		if arg, _, ok := w.typeTest(e); ok {
+			typeOf = w.operand(arg, len(w.f.Calls))
+		}
 		order := e.Operator != "==" && e.Operator != "~="
 		left := -1
 		if order {
@@ -2451,6 +2487,10 @@ func (w *walker) expr(e ast.Expr) {
 			w.operation(e.Rhs, e.Operator, c.Pos)
 		} else {
 			w.expr(e.Rhs)
+		}
+		// type(r) == 'nil' compares r with nil, as r == nil does.
+		if _, name, ok := w.typeTest(e); ok && name == "nil" {
+			c.Left, c.Right = typeOf, Operand{Type: OperandNil, Text: "nil"}
 		}
 		if c.Left.Type != OperandUnknown && c.Right.Type != OperandUnknown {
 			w.f.Compares = append(w.f.Compares, c)
