@@ -777,6 +777,28 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		// callers pass: as many as declared, or at least the fixed ones
 		// (one at least) before a variadic.
 		last := c.Args[len(c.Args)-1]
+		if counts := last.GivesOnPaths; last.Unpacks == "" && len(counts) > 1 {
+			// A call of a local function whose paths return different
+			// counts: the command gets each on some path.
+			var bad []string
+			for _, k := range counts {
+				if !arityOK(info.arity, n+k-1, false) {
+					bad = append(bad, strconv.Itoa(n+k-2))
+				}
+			}
+			if len(bad) > 0 {
+				passes := make([]string, len(counts))
+				for i, k := range counts {
+					passes[i] = strconv.Itoa(n + k - 2)
+				}
+				msg := fmt.Sprintf("wrong number of arguments for %s: it takes %s, the call passes %s (its last argument is a call of a local function whose paths return different numbers of values)", shown, arityText(info.arity), strings.Join(passes, " or "))
+				if len(bad) == len(counts) {
+					at(c.CommandPos, "%s", msg)
+					return
+				}
+				warn(c.CommandPos, "%s: Redis refuses the call at run time on the paths that pass %s", msg, strings.Join(bad, " or "))
+			}
+		}
 		if last.Unpacks == "" && last.Gives > 0 {
 			// A call of a local function that returns as many values on
 			// every path: the command gets them all.

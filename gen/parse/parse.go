@@ -219,6 +219,12 @@ type Arg struct {
 	// them a call or ... (local function f() return KEYS[1], 'x' end):
 	// the command gets that many there. 0 when not known.
 	Gives int
+	// GivesOnPaths are the counts of values such a function's paths
+	// return, sorted, when they are not all the same (local function f(c)
+	// if c then return KEYS[1], 'x' end return KEYS[1] end; a path that
+	// ends without a return gives none): the command gets each on some
+	// path. Nil otherwise, or when a path returns a call or ....
+	GivesOnPaths []int
 	// Nothing is set on a last argument that is a call of a local function
 	// that returns no value on any path (local function f() end): it
 	// passes nothing, and the command gets the arguments before it alone.

@@ -3920,6 +3920,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if g, ok := a.(*ast.FuncCallExpr); ok && g.Receiver == nil {
 				if l := w.localFunc(g.Func); l != nil {
 					arg.Gives = returnCount(l.fnExpr)
+					if n := returnCounts(l.fnExpr); len(n) > 1 {
+						arg.GivesOnPaths = n
+					}
 				}
 			}
 			if g, ok := a.(*ast.FuncCallExpr); ok {
@@ -3970,25 +3973,56 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 // of them a call or ... that gives any number (see Arg.Gives); 0 when not
 // known: a path may end without a return, or returns give other counts.
 func returnCount(fn *ast.FunctionExpr) int {
-	if !exits(fn.Stmts) {
-		return 0
+	if n := returnCounts(fn); len(n) == 1 && n[0] >= 1 {
+		return n[0]
 	}
-	n, ok := -1, true
+	return 0
+}
+
+// returnCounts are the counts of values fn's paths return, sorted and
+// distinct: a path that may end without a return gives none. Nil when a
+// return's last value is a call or ..., which gives any number.
+func returnCounts(fn *ast.FunctionExpr) []int {
+	var counts []int
+	if !ends(fn.Stmts) {
+		counts = append(counts, 0)
+	}
+	ok := true
 	inspectShallow(fn.Stmts, func(s ast.Stmt) {
 		r, isRet := s.(*ast.ReturnStmt)
 		if !isRet {
 			return
 		}
 		k := len(r.Exprs)
-		if k > 0 && expands(r.Exprs[k-1]) || n >= 0 && k != n {
+		if k > 0 && expands(r.Exprs[k-1]) {
 			ok = false
 		}
-		n = k
+		counts = append(counts, k)
 	}, func(ast.Expr) {})
-	if !ok || n < 1 {
-		return 0
+	if !ok {
+		return nil
 	}
-	return n
+	slices.Sort(counts)
+	return slices.Compact(counts)
+}
+
+// ends reports whether no path of list reaches its end: it ends in a return
+// or a call of error, or an if whose every branch (an else among them)
+// does.
+func ends(list []ast.Stmt) bool {
+	if exits(list) {
+		return true
+	}
+	if len(list) == 0 {
+		return false
+	}
+	switch s := list[len(list)-1].(type) {
+	case *ast.IfStmt:
+		return len(s.Else) > 0 && ends(s.Then) && ends(s.Else)
+	case *ast.DoBlockStmt:
+		return ends(s.Stmts)
+	}
+	return false
 }
 
 // returnedArg is n when elems hold ARGV[n] and no other element (see
