@@ -265,10 +265,12 @@ type local struct {
 	// function reading it as an upvalue need not get nil (see
 	// settleUpvalElems).
 	tested bool
-	// testedFields are the fields of a table local (by fieldKey) read so
-	// far in a condition, an and/or, a comparison or a not: the script may
-	// pass one it does not list only where it holds a value (if t[2] then).
-	testedFields map[string]bool
+	// fieldGuards are, per field of a table local (by fieldKey), the ID
+	// of the scope in which a test shows it to hold neither nil nor false
+	// (see guard): the script may pass one it does not list only there (if
+	// t[2] then ... end, after if not t.w then return end, right of t.w
+	// and).
+	fieldGuards map[string]int
 	// counter is set on the variable of a numeric for, while it is not
 	// assigned: it holds a number; nonzero then when it counts away from
 	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
@@ -1872,6 +1874,15 @@ func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
 // walked) says so already.
 func (w *walker) guard(names []string) {
 	for _, n := range names {
+		if table, key, ok := strings.Cut(n, fieldSep); ok {
+			if l, _ := w.lookup(table); l != nil && !w.fieldGuarded(l, key) {
+				if l.fieldGuards == nil {
+					l.fieldGuards = map[string]int{}
+				}
+				l.fieldGuards[key] = w.scopeIDs[len(w.scopeIDs)-1]
+			}
+			continue
+		}
 		if l, _ := w.lookup(n); l != nil && !w.guarded(l) {
 			l.guard = w.scopeIDs[len(w.scopeIDs)-1]
 		}
@@ -1893,6 +1904,17 @@ func (w *walker) testedCopies(list []ast.Expr, n int) []bool {
 	return out
 }
 
+// fieldSep joins a table local's name and a field's key (see fieldKey) in
+// the names nilGuards gives for a field.
+const fieldSep = "\x00"
+
+// fieldGuarded reports whether the field key of the table local l is known
+// to hold neither nil nor false where the walker is.
+func (w *walker) fieldGuarded(l *local, key string) bool {
+	id := l.fieldGuards[key]
+	return id != 0 && slices.Contains(w.scopeIDs, id)
+}
+
 // guarded reports whether the local l is known to hold neither nil nor
 // false where the walker is.
 func (w *walker) guarded(l *local) bool {
@@ -1909,6 +1931,10 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		if id, ok := e.(*ast.IdentExpr); ok && w.isLocal(id.Value) {
 			return id.Value
 		}
+		// A field of a table local (t.w, t[2]) is named with its key.
+		if a, ok := e.(*ast.AttrGetExpr); ok && w.tableLocal(a.Object) != nil && fieldKey(a.Key) != "" {
+			return a.Object.(*ast.IdentExpr).Value + fieldSep + fieldKey(a.Key)
+		}
 		return ""
 	}
 	nilOrFalse := func(e ast.Expr) bool {
@@ -1919,7 +1945,7 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		return false
 	}
 	switch x := e.(type) {
-	case *ast.IdentExpr:
+	case *ast.IdentExpr, *ast.AttrGetExpr:
 		if n := local(x); n != "" && !isNil {
 			return []string{n}
 		}
@@ -2459,7 +2485,17 @@ func (w *walker) expr(e ast.Expr) {
 		done := w.probe(e.Lhs)
 		w.expr(e.Lhs)
 		w.logicRight++
+		// The right of t.w and ... runs only where t.w holds a value, that
+		// of not t.w or ... too.
+		fields := slices.DeleteFunc(w.nilGuards(e.Lhs, e.Operator == "or"), func(n string) bool { return !strings.Contains(n, fieldSep) })
+		if len(fields) > 0 {
+			w.push()
+			w.guard(fields)
+		}
 		w.expr(e.Rhs)
+		if len(fields) > 0 {
+			w.pop()
+		}
 		w.logicRight--
 		done()
 	case *ast.RelationalOpExpr:
@@ -2748,14 +2784,6 @@ func (w *walker) markTested(e ast.Expr) {
 		if id, ok := e.(*ast.IdentExpr); ok {
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.tested = true
-			}
-		}
-		if x, ok := e.(*ast.AttrGetExpr); ok {
-			if l := w.tableLocal(x.Object); l != nil && fieldKey(x.Key) != "" {
-				if l.testedFields == nil {
-					l.testedFields = map[string]bool{}
-				}
-				l.testedFields[fieldKey(x.Key)] = true
 			}
 		}
 	})
@@ -3759,7 +3787,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// (t[2] of local t = {KEYS[1]}) is nil; unless the script
 			// tests it, and may pass it only where it holds a value (if
 			// t[2] then).
-			if id, ok := x.Object.(*ast.IdentExpr); ok && arg.Value.Source == SourceNil && arg.NotString == "" && w.tableLocal(id) != nil && !w.tableLocal(id).testedFields[fieldKey(x.Key)] {
+			if id, ok := x.Object.(*ast.IdentExpr); ok && arg.Value.Source == SourceNil && arg.NotString == "" && w.tableLocal(id) != nil && !w.fieldGuarded(w.tableLocal(id), fieldKey(x.Key)) {
 				arg.NotString = "nil (" + arg.Value.Text + ": local " + id.Value + " lists no such field)"
 			}
 		case *ast.FuncCallExpr:
