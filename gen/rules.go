@@ -1009,8 +1009,9 @@ func (r scriptRules) needElem(op parse.ElemOp) {
 
 // handsError reports whether c hands Redis's error to the script, which
 // goes on: a call of redis.pcall, or one in a function passed to pcall
-// (parse.Call.Protected).
-func handsError(c parse.Call) bool { return c.Func == "redis.pcall" || c.Protected }
+// (parse.Call.Protected); or is never made (parse.Call.Unreached), which
+// fails nothing.
+func handsError(c parse.Call) bool { return c.Func == "redis.pcall" || c.Protected || c.Unreached }
 
 // maxMinCount bounds the values a command may need from a variadic list
 // that the checker looks for (Param.Min); commands need a few at most.

@@ -259,6 +259,11 @@ type Call struct {
 	// as an argument of pcall or xpcall (pcall(function() ... end)): its
 	// error is handed to the script, as redis.pcall's is.
 	Protected bool
+	// Unreached is set when the call is in the body of a local function
+	// the script never reads (nor one only such a function reads), or of a
+	// function written in one: it never runs, and needs nothing of the
+	// callers' lists.
+	Unreached bool
 }
 
 // Global is an assignment to a global variable (or a global function
@@ -473,7 +478,8 @@ type ElemOp struct {
 	N     int
 	Text  string // for messages: ARGV[3] in +
 	// Protected is set when the operation is in a function passed to pcall
-	// or xpcall, which hands the error to the script.
+	// or xpcall, which hands the error to the script, or in one the script
+	// never runs (see Call.Unreached).
 	Protected bool
 	// Sure is set when every run of the script reads the operand unless
 	// it fails first (see Call.Sure).
@@ -829,11 +835,21 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 			f.Calls[i].Protected = true
 		}
 	}
+	dead := unreachedFuncs(chunk)
+	for fn := range dead {
+		inspectShallow(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
+			if c, ok := e.(*ast.FuncCallExpr); ok {
+				if i, ok := w.calls[c]; ok {
+					f.Calls[i].Unreached = true
+				}
+			}
+		})
+	}
 	pfns := protectedFuncs(chunk)
 	for i, fns := range w.elemOpFns {
 		// (The function it is written in: one written in a protected
 		// function may be returned from it and called unprotected.)
-		if len(fns) > 0 && pfns[fns[len(fns)-1]] {
+		if len(fns) > 0 && (pfns[fns[len(fns)-1]] || dead[fns[len(fns)-1]]) {
 			f.ElemOps[i].Protected = true
 		}
 	}

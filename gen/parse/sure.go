@@ -318,6 +318,76 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 	return out
 }
 
+// unreachedPasses bounds the passes of unreachedFuncs: each finds the
+// functions only those found before read (a chain of them).
+const unreachedPasses = 4
+
+// unreachedFuncs are the local functions the script never runs: declared
+// once (local function f, local f = function), never assigned, and read
+// nowhere but in their own bodies or those of other such functions; and the
+// functions written in theirs.
+func unreachedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
+	out := map[*ast.FunctionExpr]bool{}
+	decls := map[string][]*ast.FunctionExpr{}
+	inspect(chunk, func(s ast.Stmt) {
+		if x, ok := s.(*ast.LocalAssignStmt); ok {
+			for i, name := range x.Names {
+				fn, _ := elemAt(x.Exprs, i).(*ast.FunctionExpr)
+				decls[name] = append(decls[name], fn)
+			}
+		}
+	}, func(e ast.Expr) {
+		// (A parameter of the name is another local.)
+		if fn, ok := e.(*ast.FunctionExpr); ok && fn.ParList != nil {
+			for _, name := range fn.ParList.Names {
+				decls[name] = append(decls[name], nil)
+			}
+		}
+	})
+	assigned := map[string]bool{}
+	assignedNamesIn(chunk, assigned)
+	// reads counts the names read in list, not in the bodies of the
+	// functions out holds.
+	reads := func(list []ast.Stmt) map[string]int {
+		n := map[string]int{}
+		var walk func([]ast.Stmt)
+		walk = func(list []ast.Stmt) {
+			inspectShallow(list, func(ast.Stmt) {}, func(e ast.Expr) {
+				switch x := e.(type) {
+				case *ast.IdentExpr:
+					n[x.Value]++
+				case *ast.FunctionExpr:
+					if !out[x] {
+						walk(x.Stmts)
+					}
+				}
+			})
+		}
+		walk(list)
+		return n
+	}
+	for range unreachedPasses {
+		all, found := reads(chunk), false
+		for name, fns := range decls {
+			fn := fns[0]
+			if len(fns) != 1 || fn == nil || out[fn] || assigned[name] || all[name] != reads(fn.Stmts)[name] {
+				continue
+			}
+			out[fn] = true
+			found = true
+			inspect(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
+				if g, ok := e.(*ast.FunctionExpr); ok {
+					out[g] = true
+				}
+			})
+		}
+		if !found {
+			break
+		}
+	}
+	return out
+}
+
 // protectedNested adds to out the local functions written in the body of
 // fn, a protected function, that the body reads only as the function of a
 // call (local function g() ... end; g()): they run within fn's call. Other
