@@ -116,6 +116,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 				// unpack(ARGV, 3, 3): nil past the list's end, as ARGV[3].
 				r.needCount(a.Unpacks, a.UnpackTo, a, c)
 			}
+			if a.MayNotString != "" {
+				warn(a.Pos, "argument %d of %s is %s: Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\")", i+1, c.Func, a.MayNotString)
+			}
 			if a.MayNil != "" {
 				warn(a.Pos, "argument %d of %s is %s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\"); give it a value on every path, or test it first (if %s then ... end)",
 					i+1, c.Func, a.MayNil, a.MayNil)

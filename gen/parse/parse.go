@@ -198,6 +198,12 @@ type Arg struct {
 	// or false on some paths (declared without a value and given one in
 	// an if only) and is not tested there.
 	MayNil string
+	// MayNotString is set when the argument is a call of a local function
+	// some of whose returns, not all, pass it a value that is no string
+	// or number (nil, a boolean, a table: return 'x', {} as the last
+	// argument): what it is, for messages. Redis refuses the call on
+	// those paths.
+	MayNotString string
 	// Indexed is n when the argument is KEYS[n] or ARGV[n] written in
 	// place with n a number literal (Value.Source says which table): past
 	// the fixed keys or arguments, it reads a variadic list that may be

@@ -3943,6 +3943,26 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				}
 			}
 		}
+		if g, ok := a.(*ast.FuncCallExpr); ok && g.Receiver == nil && arg.NotString == "" && !arg.Nothing {
+			// A local function whose returns pass Redis a value that is
+			// no string or number: the first value, or every value when
+			// the call is last (return 'x', {}).
+			if l := w.localFunc(g.Func); l != nil {
+				what, every, some := badReturns(l.fnExpr, i == len(e.Args)-2 && !g.AdjustRet)
+				text := exprText(g)
+				if g.AdjustRet {
+					text = "(" + text + ")"
+				}
+				switch {
+				case every:
+					arg.NotString = text + ", a call of a local function every return of which passes " + what
+				case some && what != "nil" && what != "false":
+					// (Nil or false on some paths is left to the script, as
+					// for a local given such a call.)
+					arg.MayNotString = text + ", a call of a local function some returns of which pass " + what
+				}
+			}
+		}
 		if i == len(e.Args)-2 && expands(a) {
 			arg.Expands = true
 			if g, ok := a.(*ast.FuncCallExpr); ok && g.Receiver == nil {
@@ -4005,6 +4025,76 @@ func returnCount(fn *ast.FunctionExpr) int {
 		return n[0]
 	}
 	return 0
+}
+
+// badReturns reads the returns of fn (not those of the functions written
+// in it) for a value Redis refuses as a command argument, written so (nil,
+// true, false, a table, a function, a comparison): the first value of
+// each, or all its values when the call is last (all). what names the
+// first found; every is set when each path passes one (an end without a
+// return passes nil as a first value, nothing as the last argument),
+// some when one does.
+func badReturns(fn *ast.FunctionExpr, all bool) (what string, every, some bool) {
+	kind := func(e ast.Expr) string {
+		switch e.(type) {
+		case *ast.NilExpr:
+			return "nil"
+		case *ast.TrueExpr:
+			return "true"
+		case *ast.FalseExpr:
+			return "false"
+		case *ast.TableExpr:
+			return "a table"
+		case *ast.FunctionExpr:
+			return "a function"
+		case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
+			return "a comparison, true or false"
+		}
+		return ""
+	}
+	good, other := 0, ""
+	inspectShallow(fn.Stmts, func(s ast.Stmt) {
+		r, ok := s.(*ast.ReturnStmt)
+		if !ok {
+			return
+		}
+		exprs := r.Exprs
+		if !all && len(exprs) > 1 {
+			exprs = exprs[:1]
+		}
+		bad := ""
+		for _, e := range exprs {
+			if bad = kind(e); bad != "" {
+				break
+			}
+		}
+		if !all && len(exprs) == 0 {
+			bad = "nil"
+		}
+		if bad == "" {
+			good++
+			return
+		}
+		if what == "" {
+			what = bad
+		}
+		if other == "" && bad != "nil" && bad != "false" {
+			other = bad
+		}
+	}, func(ast.Expr) {})
+	if !ends(fn.Stmts) && all {
+		good++ // (nothing passed: a count the arity checks)
+	}
+	if !ends(fn.Stmts) && !all {
+		if what == "" {
+			what = "nil"
+		}
+	}
+	some = what != ""
+	if every = some && good == 0; !every && other != "" {
+		what = other // (the kind a path is warned of)
+	}
+	return what, every, some
 }
 
 // returnCounts are the counts of values fn's paths return, sorted and
