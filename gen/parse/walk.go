@@ -257,6 +257,11 @@ type local struct {
 	// numElem is n when it was given tonumber(ARGV[n]) with ARGV[n]
 	// written in place (see walker.tonumberElem); 0 otherwise.
 	numElem int
+	// numParam is the parameter of the function being walked it was
+	// given tonumber of (local n = tonumber(x)), in the block that
+	// declares it, and numParamName that parameter's name; nil otherwise.
+	numParam     *local
+	numParamName string
 	// fnElems are the elements a call of a local function it was given
 	// may return (see callElems), assigned in the block that declares it.
 	fnElems []elemPass
@@ -480,6 +485,10 @@ func (w *walker) setNumArg(name string, n int, e ast.Expr) {
 	l.numArg, l.numElem, l.fnElems = n, 0, nil
 	if n > 0 {
 		l.numElem = w.tonumberElem(e)
+	}
+	l.numParam, l.numParamName = nil, ""
+	if p, name := w.tonumberParam(e); p != nil && i == len(w.scopes)-1 {
+		l.numParam, l.numParamName = p, name
 	}
 	if i == len(w.scopes)-1 && e != nil {
 		// (Its first value: a local given the second gets another.)
@@ -2588,6 +2597,29 @@ func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int
 	w.operation(rhs, op, pos)
 }
 
+// tonumberParam is the parameter p (and its name) when e is tonumber(p),
+// p a parameter of the function being walked, never assigned and not
+// tested here: the elements the calls pass p, nil for a short list, make
+// it nil.
+func (w *walker) tonumberParam(e ast.Expr) (*local, string) {
+	c, ok := e.(*ast.FuncCallExpr)
+	if !ok {
+		return nil, ""
+	}
+	arg, ok := w.tonumberArg(c)
+	if !ok {
+		return nil, ""
+	}
+	id, ok := arg.(*ast.IdentExpr)
+	if !ok {
+		return nil, ""
+	}
+	if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) {
+		return p, id.Value
+	}
+	return nil, ""
+}
+
 // elemOperand records e as an ElemOp of op (an operator, or assert) at pos
 // when it is KEYS[n] or
 // ARGV[n] written in place, tonumber(ARGV[n]), or a local holding either,
@@ -2618,6 +2650,11 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 	case *ast.FuncCallExpr:
 		if i := w.tonumberElem(x); i > 0 {
 			table, n, text = "ARGV", i, "tonumber(ARGV["+strconv.Itoa(i)+"])"
+		} else if p, name := w.tonumberParam(x); p != nil {
+			// tonumber of a parameter: the elements the calls pass it
+			// (see settleElemOps).
+			w.opParams = append(w.opParams, opParam{l: p, name: "tonumber(" + name + ")", op: op, pos: pos, e: e, fns: slices.Clone(w.fns)})
+			return
 		} else if id, ok := x.Func.(*ast.IdentExpr); ok {
 			// A call of a local function that may return it (local
 			// function f() return ARGV[3] end, then f() + 1).
@@ -2660,6 +2697,10 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 			}
 		} else if l.numArg > 0 && l.numElem > 0 {
 			table, n, text = "ARGV", l.numElem, x.Value+" (tonumber(ARGV["+strconv.Itoa(l.numElem)+"]))"
+		} else if p := l.numParam; p != nil && !p.assigned {
+			// (local n = tonumber(x), x a parameter.)
+			w.opParams = append(w.opParams, opParam{l: p, name: x.Value + " (tonumber(" + l.numParamName + "))", op: op, pos: pos, e: e, fns: slices.Clone(w.fns)})
+			return
 		}
 		if n == 0 {
 			// Or given it on some paths only (local v = 'x', if c then
