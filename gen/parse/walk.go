@@ -1934,7 +1934,8 @@ func (w *walker) guarded(l *local) bool {
 // isNil false), shows to hold neither nil nor false: v, v ~= false, v ~=
 // nil, and either side of and (with isNil: not v, v == false, v == nil,
 // and either side of or). v == nil is taken as meant (a reply is false,
-// not nil, and that comparison is refused on its own).
+// not nil, and that comparison is refused on its own); not for a local
+// that may hold false (or, against false, nil), which it lets through.
 func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 	local := func(e ast.Expr) string {
 		if id, ok := e.(*ast.IdentExpr); ok && w.isLocal(id.Value) {
@@ -1989,10 +1990,12 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		if (x.Operator == "==") != isNil || (x.Operator != "==" && x.Operator != "~=") {
 			return nil
 		}
-		if n := local(x.Lhs); n != "" && nilOrFalse(x.Rhs) {
+		// (v ~= nil leaves false, v ~= false nil: each shows a value
+		// only of a local that cannot hold the other.)
+		if n := local(x.Lhs); n != "" && nilOrFalse(x.Rhs) && !w.mayHoldOther(x.Lhs, x.Rhs) {
 			return []string{n}
 		}
-		if n := local(x.Rhs); n != "" && nilOrFalse(x.Lhs) {
+		if n := local(x.Rhs); n != "" && nilOrFalse(x.Lhs) && !w.mayHoldOther(x.Rhs, x.Lhs) {
 			return []string{n}
 		}
 	case *ast.LogicalOpExpr:
@@ -2001,6 +2004,33 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		}
 	}
 	return nil
+}
+
+// mayHoldOther reports whether the local e may hold false when lit, the
+// literal it is compared with, is nil (given false or a comparison on some
+// path), or nil when lit is false (given nil, declared without a value,
+// or an element of KEYS or ARGV). Not one merged from values of either
+// kind (Return.MayNil), which does not tell which.
+func (w *walker) mayHoldOther(e, lit ast.Expr) bool {
+	id, ok := e.(*ast.IdentExpr)
+	if !ok {
+		return false // (a field of a table local: nil when missing)
+	}
+	l, _ := w.lookup(id.Value)
+	if l == nil {
+		return false
+	}
+	alts := append([]Return{l.reply}, l.reply.Alts...)
+	if isFalseExpr(lit) {
+		// (An element of KEYS or ARGV is nil past a short list's end.)
+		v := l.val
+		return !v.Derived && !v.Stringified && (v.Source == SourceArgv || v.Source == SourceKey) || slices.ContainsFunc(alts, func(r Return) bool {
+			return r.Kind == ReturnNil && r.LuaNil
+		})
+	}
+	return slices.ContainsFunc(alts, func(r Return) bool {
+		return r.Kind == ReturnNil && !r.LuaNil || r.Boolean
+	})
 }
 
 // typeTest reads x as type(v) == 'name' or 'name' ~= type(v) (the
