@@ -192,6 +192,9 @@ type upval struct {
 	call, arg int
 	l         *local
 	name      string
+	// tonumber is set when the argument is tonumber of the parameter l
+	// (see settleElemParams).
+	tonumber bool
 }
 
 // local is a local variable in scope.
@@ -3832,6 +3835,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.guarded(l) && !w.dry {
 				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value})
 			}
+			// A local given tonumber of a parameter (local n =
+			// tonumber(x)), not tested here.
+			if l, _ := w.lookup(id.Value); l != nil && l.numParam != nil && !l.numParam.assigned && l.fn == w.depth && !l.fnAssigned && !w.guarded(l) && !w.dry {
+				elemPars = append(elemPars, upval{arg: i, l: l.numParam, name: l.numParamName, tonumber: true})
+			}
 		}
 		if i+1 < len(argPos) {
 			arg.Pos = argPos[i+1]
@@ -3865,6 +3873,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// Or tonumber of it (tonumber(ARGV[3])): nil for nil.
 			if n := w.tonumberElem(x); n > 0 {
 				arg.Indexed = n
+			}
+			// Or of a parameter a call passes it (see settleElemParams).
+			if p, name := w.tonumberParam(x); p != nil && !w.dry {
+				elemPars = append(elemPars, upval{arg: i, l: p, name: name, tonumber: true})
 			}
 			// Or a call of a local function that may return it (local
 			// function f() return ARGV[3] end, then f()).
@@ -4568,6 +4580,15 @@ type elemPass struct {
 func (w *walker) settleElemParams() {
 	for _, u := range w.elemParams {
 		a := &w.f.Calls[u.call].Args[u.arg]
+		if u.tonumber {
+			// tonumber of ARGV[n]: nil for nil, as tonumber(ARGV[n]).
+			for _, p := range w.elemArgs[u.l.paramOf][u.l.param-1] {
+				if p.Table == "ARGV" && p.N > a.Indexed {
+					a.Indexed, a.IndexedOnPaths = p.N, true
+				}
+			}
+			continue
+		}
 		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
 			continue
 		}
