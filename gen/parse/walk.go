@@ -5323,6 +5323,18 @@ func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, [
 		if i >= len(list) && !multiValued(list) {
 			out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil, LuaNil: true}
 		}
+		// Nor past the values every return of a local function called
+		// last gives (local function f() return 'x' end; local a, b =
+		// f()).
+		if k := i - (len(list) - 1); len(list) > 0 && k > 0 {
+			if c, ok := list[len(list)-1].(*ast.FuncCallExpr); ok && c.Receiver == nil && !c.AdjustRet {
+				if l := w.localFunc(c.Func); l != nil {
+					if counts := returnCounts(l.fnExpr); len(counts) > 0 && counts[len(counts)-1] <= k {
+						out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil, LuaNil: true}
+					}
+				}
+			}
+		}
 	}
 	return out, nils, ctors
 }
