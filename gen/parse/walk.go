@@ -5355,6 +5355,36 @@ func multiValued(list []ast.Expr) bool {
 	return false
 }
 
+// returnedReply is the reply a call of a local function gives when its one
+// return, which ends it, is the reply of a redis.call written there (local
+// function f() return redis.call('GET', KEYS[1]) end): that call's index
+// in File.Calls and its reply.
+func (w *walker) returnedReply(e *ast.FuncCallExpr) (int, Return, bool) {
+	l := w.localFunc(e.Func)
+	if l == nil || e.Receiver != nil || !exits(l.fnExpr.Stmts) {
+		return 0, Return{}, false
+	}
+	var rets []*ast.ReturnStmt
+	inspectShallow(l.fnExpr.Stmts, func(s ast.Stmt) {
+		if r, ok := s.(*ast.ReturnStmt); ok {
+			rets = append(rets, r)
+		}
+	}, func(ast.Expr) {})
+	if len(rets) != 1 || len(rets[0].Exprs) == 0 {
+		return 0, Return{}, false
+	}
+	c, ok := rets[0].Exprs[0].(*ast.FuncCallExpr)
+	if !ok {
+		return 0, Return{}, false
+	}
+	i, walked := w.calls[c]
+	if !walked {
+		return 0, Return{}, false
+	}
+	r, ok := callReply(c, i)
+	return i, r, ok
+}
+
 // nilSourceOf is what e holds when it is a command's reply or tonumber of
 // one (or a local holding either), for a local assigned e; call is the index
 // in File.Calls e's own redis.call will have.
@@ -5363,6 +5393,9 @@ func (w *walker) nilSourceOf(e ast.Expr, call int) nilSource {
 	case *ast.FuncCallExpr:
 		if r, ok := callReply(x, call); ok {
 			return nilSource{set: true, call: call, command: r.Command}
+		}
+		if i, r, ok := w.returnedReply(x); ok {
+			return nilSource{set: true, call: i, command: r.Command}
 		}
 		if arg, ok := w.tonumberArg(x); ok {
 			if ns := w.nilSourceOf(arg, call); ns.set && !ns.tonumber {
@@ -5453,6 +5486,9 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 			}
 			what = x.Value + " (" + what + ")"
 		case *ast.FuncCallExpr: // the reply of GET, tonumber(...) of it or of n
+			if _, _, ok := w.returnedReply(x); ok {
+				what += " that " + exprText(x) + " returns"
+			}
 			if arg, ok := w.tonumberArg(x); ok {
 				if id, ok := arg.(*ast.IdentExpr); ok {
 					what = id.Value + " (" + what + ")"
