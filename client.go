@@ -218,7 +218,12 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	if rc == nil {
 		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("nil rueidis client"))
 	}
-	if replicaOnly(rc) {
+	// Read once: a rueidis client's mode never changes, and a wrapper's
+	// Mode that panics must do so here, to New's caller, not on the
+	// Client's own goroutines (the watchdog's rounds, subscriptions), which
+	// ask it at every call.
+	mode := rc.Mode()
+	if replicaOnly(rc, mode) {
 		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("the rueidis client sends every command to a replica (Sentinel with ReplicaOnly), which refuses every write with READONLY: no lock can be taken through it; use a client of the primary (SendToReplicas sends reads alone to replicas)"))
 	}
 	cfg := defaultConfig()
@@ -228,7 +233,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	log := cfg.logger.With("component", "scriptlock")
-	rc = sharedDial{Client: rc, log: log}
+	rc = sharedDial{Client: rc, log: log, mode: mode}
 	c := &Client{
 		rc:  rc,
 		cfg: cfg,
@@ -272,8 +277,8 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 // that only through the client's unexported field, read here; a client
 // whose type or field is not as this rueidis version has it (a wrapper of
 // the client, another version) is taken as it is.
-func replicaOnly(rc rueidis.Client) bool {
-	if rc.Mode() != rueidis.ClientModeSentinel {
+func replicaOnly(rc rueidis.Client, mode rueidis.ClientMode) bool {
+	if mode != rueidis.ClientModeSentinel {
 		return false
 	}
 	v := reflect.ValueOf(rc)
@@ -301,7 +306,17 @@ func replicaOnly(rc rueidis.Client) bool {
 // few times at most: a dialer that cancels by itself must not hold a call.
 type sharedDial struct {
 	rueidis.Client
-	log *slog.Logger // the Client's: a call's panic after its caller has left (cuttable)
+	log  *slog.Logger       // the Client's: a call's panic after its caller has left (cuttable)
+	mode rueidis.ClientMode // read once in New ("": ask the client, a node's)
+}
+
+// Mode is the client's mode as New read it: a wrapper's Mode is not called
+// again (see New).
+func (s sharedDial) Mode() rueidis.ClientMode {
+	if s.mode != "" {
+		return s.mode
+	}
+	return s.Client.Mode()
 }
 
 // baseClient is the rueidis client rc wraps (a Client's sharedDial carries

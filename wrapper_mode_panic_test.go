@@ -1,0 +1,62 @@
+package scriptlock
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// panickyModeClient is a rueidis client whose Mode and Nodes (methods of
+// rueidis.Client other than its calls) panic once switched on, as a client
+// wrapper's may.
+type panickyModeClient struct {
+	rueidis.Client
+	mode, nodes atomic.Bool
+}
+
+func (p *panickyModeClient) Mode() rueidis.ClientMode {
+	if p.mode.Load() {
+		panic("client wrapper's Mode panicked")
+	}
+	return p.Client.Mode()
+}
+
+func (p *panickyModeClient) Nodes() map[string]rueidis.Client {
+	if p.nodes.Load() {
+		panic("client wrapper's Nodes panicked")
+	}
+	return p.Client.Nodes()
+}
+
+// A client wrapper whose Mode panics after New does not crash the process
+// from the watchdog's goroutine, which asks the mode at every round: a
+// rueidis client's mode never changes, and the Client reads it once, in
+// New. The hold is renewed past its lease and released.
+func TestWatchdogModePanic(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	var logs syncBuffer
+	rc := &panickyModeClient{Client: node.Client(t)}
+	c := newTestClient(t, rc, WithWatchdog(time.Second, 300*time.Millisecond),
+		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "wd-mode-panic")
+	h, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.mode.Store(true)
+	time.Sleep(2 * time.Second) // past the 1 s lease: renewals carry it on
+	if err := context.Cause(h); err != nil {
+		t.Fatalf("the hold ended: %v; log:\n%s", err, logs.String())
+	}
+	if err := m.Unlock(h); err != nil {
+		t.Fatal(err)
+	}
+}
