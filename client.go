@@ -838,6 +838,10 @@ func (c *Client) sharded() bool {
 	return !c.shardedOff.Load()
 }
 
+// askingSharded is what a panic logged while the nodes are asked whether
+// they have sharded pub/sub was in.
+const askingSharded = "asking whether the nodes have sharded pub/sub"
+
 // askSharded asks every node of the Cluster at once whether it has SPUBLISH
 // and returns the first answer, within 2 seconds (true when none answers):
 // one node asked alone, picked at random, could be a frozen one, and every
@@ -850,7 +854,7 @@ func (c *Client) sharded() bool {
 // calls (a Lock's among them) with it.
 func (c *Client) askSharded() bool {
 	const bound = 2 * time.Second
-	nodes := c.rc.Nodes()
+	nodes := c.nodesOf(askingSharded)
 	type answer struct {
 		has bool
 		err error
@@ -862,7 +866,7 @@ func (c *Client) askSharded() bool {
 			// reach: logged, as a node that did not answer.
 			defer func() {
 				if v := recover(); v != nil {
-					answers <- answer{err: c.callPanicked("asking whether the nodes have sharded pub/sub", v)}
+					answers <- answer{err: c.callPanicked(askingSharded, v)}
 				}
 			}()
 			ctx, cancel := context.WithTimeout(c.ctx, bound)
@@ -1411,7 +1415,7 @@ func (c *Client) countReplicasFor(ctx context.Context, key string, own chan<- sl
 	if cluster {
 		counts = map[string]int{}
 	}
-	nodes := c.rc.Nodes()
+	nodes := c.nodesOf(countingReplicas) // on the count's goroutine (countFor, refreshOlder)
 	answers := c.askInfo(ctx, nodes)
 	var owners []slotOwner     // the slot map, once read
 	heard := map[string]bool{} // the nodes that answered or failed to
@@ -1752,6 +1756,19 @@ func (c *Client) callPanickedAt(what string, v any, stack string) error {
 		record()
 	}
 	return fmt.Errorf("%w: %v", errCallPanicked, v)
+}
+
+// nodesOf is the client's nodes (Nodes) on a goroutine of the Client's
+// own: a panic there (a client wrapper's) is logged as in what, and no node
+// given, as none that answers.
+func (c *Client) nodesOf(what string) (nodes map[string]rueidis.Client) {
+	defer func() {
+		if v := recover(); v != nil {
+			_ = c.callPanicked(what, v)
+			nodes = nil
+		}
+	}()
+	return c.rc.Nodes()
 }
 
 // slotMapOf is slotMap on a goroutine of the Client's own: a panic of its

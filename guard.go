@@ -87,6 +87,10 @@ func (cfg *config) guardOverrun() time.Duration {
 	return cfg.guardTimeout
 }
 
+// checkingEviction is what a panic logged in the eviction-policy check
+// was in.
+const checkingEviction = "reading the eviction policy"
+
 // evictionRefresh is how often checkEviction looks at the servers again.
 const evictionRefresh = time.Minute
 
@@ -109,14 +113,14 @@ func (c *Client) checkEviction() {
 			// must not keep the others' policies from being read.
 			ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			var wg sync.WaitGroup
-			for _, n := range c.rc.Nodes() {
+			for _, n := range c.nodesOf(checkingEviction) {
 				wg.Go(func() {
 					// A panic of the call (a client wrapper's) has no
 					// caller to reach: logged, as a node that did not
 					// answer.
 					defer func() {
 						if v := recover(); v != nil {
-							_ = c.callPanicked("reading the eviction policy", v)
+							_ = c.callPanicked(checkingEviction, v)
 						}
 					}()
 					info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()

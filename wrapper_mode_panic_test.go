@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,5 +59,40 @@ func TestWatchdogModePanic(t *testing.T) {
 	}
 	if err := m.Unlock(h); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A client wrapper whose Nodes panics does not crash the process from the
+// Client's background work that asks every node: the eviction-policy check
+// (an acquisition without the failover guard) and the guard's replica
+// count. The panic is logged, and the nodes taken as ones that did not
+// answer.
+func TestNodesPanicLogged(t *testing.T) {
+	for _, guard := range []bool{false, true} {
+		name := "eviction check"
+		if guard {
+			name = "replica count"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			node := redistest.Server(t)
+			var logs syncBuffer
+			rc := &panickyModeClient{Client: node.Client(t)}
+			c := newTestClient(t, rc, WithFailoverGuard(guard, 200*time.Millisecond),
+				WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+			rc.nodes.Store(true)
+			ctx := testCtx(t, 20*time.Second)
+			m := mustMutex(t, c, "nodes-panic")
+			// Uncounted, the guarded acquisition waits for a replica the
+			// server does not have: its outcome is not what is looked at.
+			if h, err := m.TryLock(ctx, 0); err == nil {
+				if err := m.Unlock(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !eventually(5*time.Second, func() bool { return strings.Contains(logs.String(), "panic recovered") }) {
+				t.Fatalf("the panic of Nodes was not logged; log:\n%s", logs.String())
+			}
+		})
 	}
 }
