@@ -375,6 +375,7 @@ func cuttable[T any](ctx context.Context, log *slog.Logger, what string, call fu
 		defer func() {
 			if v := recover(); v != nil {
 				o.caught = v
+				keepPanicStack(ctx) // the caller's goroutine does not name the wrapper
 			}
 			mu.Lock()
 			gone := left

@@ -649,7 +649,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 		wg.Add(1)
 		go func(idx []int) {
 			defer func() { <-sem; wg.Done() }()
-			defer caught.recover()
+			defer caught.recoverIn(ctx)
 			send(idx)
 		}(slots[s])
 	}

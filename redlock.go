@@ -1082,12 +1082,60 @@ func recoverLogged(log *slog.Logger, what string) {
 // recover, deferred in one of the goroutines, keeps its panic.
 func (p *firstPanic) recover() {
 	if v := recover(); v != nil {
-		p.mu.Lock()
-		if !p.set {
-			p.set, p.value = true, v
-		}
-		p.mu.Unlock()
+		p.keep(v)
 	}
+}
+
+// recoverIn is recover for a goroutine that runs under ctx: the panic's
+// stack is kept there too (keepPanicStack), for a log once it has gone on
+// on the caller's goroutine.
+func (p *firstPanic) recoverIn(ctx context.Context) {
+	if v := recover(); v != nil {
+		keepPanicStack(ctx)
+		p.keep(v)
+	}
+}
+
+func (p *firstPanic) keep(v any) {
+	p.mu.Lock()
+	if !p.set {
+		p.set, p.value = true, v
+	}
+	p.mu.Unlock()
+}
+
+// panicStackKey is the context key of a panicStack.
+type panicStackKey struct{}
+
+// panicStack is where the stack of the first panic recovered under a
+// context is kept (withPanicStack), by the goroutine that recovers it
+// before carrying it on to its caller's (cuttable, a guarded batch's slot
+// groups): the stack taken where it is logged at last does not name the
+// client wrapper that panicked. Atomic: a call let go at its bound may still
+// panic.
+type panicStack struct{ at atomic.Pointer[string] }
+
+// withPanicStack returns ctx carrying a new panicStack.
+func withPanicStack(ctx context.Context) (context.Context, *panicStack) {
+	p := &panicStack{}
+	return context.WithValue(ctx, panicStackKey{}, p), p
+}
+
+// keepPanicStack keeps this goroutine's stack in ctx's panicStack, if it
+// has one and none was kept; called where a panic was recovered.
+func keepPanicStack(ctx context.Context) {
+	if p, _ := ctx.Value(panicStackKey{}).(*panicStack); p != nil && p.at.Load() == nil {
+		at := string(debug.Stack())
+		p.at.CompareAndSwap(nil, &at)
+	}
+}
+
+// or is the stack kept, else stack's.
+func (p *panicStack) or(stack func() []byte) string {
+	if at := p.at.Load(); at != nil {
+		return *at
+	}
+	return string(stack())
 }
 
 // errNodeTimeout ends a RedLock node's call at its node timeout (or the

@@ -586,7 +586,7 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		others[r.kind] = append(others[r.kind], i)
 	}
 	if len(calls) > 0 {
-		reps := w.each(len(calls), func(lo, hi int) []renewReply {
+		reps := w.each(ctx, len(calls), func(ctx context.Context, lo, hi int) []renewReply {
 			out := make([]renewReply, 0, hi-lo)
 			for _, rep := range generated.MutexRenewMulti(ctx, w.rc, calls[lo:hi]) {
 				out = append(out, renewReply{held: rep.Value, err: rep.Err})
@@ -603,7 +603,7 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		for j, i := range idx {
 			hs[j] = batch[i].h
 		}
-		reps := w.each(len(hs), func(lo, hi int) []renewReply { return k.renew(ctx, w.rc, hs[lo:hi]) })
+		reps := w.each(ctx, len(hs), func(ctx context.Context, lo, hi int) []renewReply { return k.renew(ctx, w.rc, hs[lo:hi]) })
 		for j, rep := range reps {
 			replies[idx[j]] = rep
 		}
@@ -634,7 +634,7 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int
 	}
 	reps := make([]guardedReply, len(idx))
 	// Only the calls that panicked have an error here (errRenewalPanicked).
-	panicked := w.each(len(idx), func(lo, hi int) []renewReply {
+	panicked := w.each(ctx, len(idx), func(ctx context.Context, lo, hi int) []renewReply {
 		copy(reps[lo:hi], w.sendGuarded(ctx, timeout, calls[lo:hi]))
 		return make([]renewReply, hi-lo)
 	})
@@ -662,8 +662,8 @@ var errRenewalPanicked = errors.New("scriptlock: the renewal's call panicked (a 
 // wrapper's) has no caller to reach there: it is logged, and each renewal
 // is made again alone, so that only those whose own call panics fail
 // (errRenewalPanicked) and the others sharing their pipeline are renewed.
-func (w *watchdog) each(n int, renew func(lo, hi int) []renewReply) []renewReply {
-	if out, ok := w.unpanicked(func() []renewReply { return renew(0, n) }); ok {
+func (w *watchdog) each(ctx context.Context, n int, renew func(ctx context.Context, lo, hi int) []renewReply) []renewReply {
+	if out, ok := w.unpanicked(ctx, func(ctx context.Context) []renewReply { return renew(ctx, 0, n) }); ok {
 		return out
 	}
 	out := make([]renewReply, n)
@@ -672,20 +672,23 @@ func (w *watchdog) each(n int, renew func(lo, hi int) []renewReply) []renewReply
 		if n == 1 {
 			break // made alone already
 		}
-		if r, ok := w.unpanicked(func() []renewReply { return renew(i, i+1) }); ok {
+		if r, ok := w.unpanicked(ctx, func(ctx context.Context) []renewReply { return renew(ctx, i, i+1) }); ok {
 			out[i] = r[0]
 		}
 	}
 	return out
 }
 
-// unpanicked runs f, reporting false when it panicked; the panic is logged
-// by the reporter (a log sink that stalls must not hold up the renewals).
-func (w *watchdog) unpanicked(f func() []renewReply) (out []renewReply, ok bool) {
+// unpanicked runs f with ctx, reporting false when it panicked; the panic
+// is logged by the reporter (a log sink that stalls must not hold up the
+// renewals), with the stack of the wrapper's panic where it was first
+// recovered (a guarded renewal's goroutine, keptPanicStack), else this one.
+func (w *watchdog) unpanicked(ctx context.Context, f func(context.Context) []renewReply) (out []renewReply, ok bool) {
+	ctx, kept := withPanicStack(ctx)
 	defer func() {
 		if v := recover(); v != nil {
 			ok = false
-			stack := string(debug.Stack())
+			stack := kept.or(debug.Stack)
 			record := func() { w.log.Error("panic recovered", "in", "renewing locks", "panic", v, "stack", stack) }
 			if w.rep != nil {
 				w.rep.logLater(record)
@@ -694,7 +697,7 @@ func (w *watchdog) unpanicked(f func() []renewReply) (out []renewReply, ok bool)
 			}
 		}
 	}()
-	return f(), true
+	return f(ctx), true
 }
 
 type renewHeap []*renewal
