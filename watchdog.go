@@ -72,6 +72,12 @@ type watchdog struct {
 	orphaned atomic.Int32
 
 	renewals, batches atomic.Int64 // confirmed renewals and round trips, for observability
+	// panics counts the renewal calls that panicked (a client wrapper's)
+	// since renewals last went through without one (each): the first is
+	// logged at ERROR, the others at DEBUG. A wrapper that panics at every
+	// call logged an ERROR at every round of every hold, and at each of
+	// the renewals made again soon after a failed one.
+	panics atomic.Int64
 
 	// rounds counts the renewal rounds in flight, each on a goroutine of
 	// its own (see renewDue); run waits for them before it returns.
@@ -664,6 +670,9 @@ var errRenewalPanicked = errors.New("scriptlock: the renewal's call panicked (a 
 // (errRenewalPanicked) and the others sharing their pipeline are renewed.
 func (w *watchdog) each(ctx context.Context, n int, renew func(ctx context.Context, lo, hi int) []renewReply) []renewReply {
 	if out, ok := w.unpanicked(ctx, func(ctx context.Context) []renewReply { return renew(ctx, 0, n) }); ok {
+		if w.panics.Load() != 0 {
+			w.panics.Store(0) // the next panic is news again
+		}
 		return out
 	}
 	out := make([]renewReply, n)
@@ -679,17 +688,27 @@ func (w *watchdog) each(ctx context.Context, n int, renew func(ctx context.Conte
 	return out
 }
 
+// renewingLocks is what a panic logged in a watchdog round was in.
+const renewingLocks = "renewing locks"
+
 // unpanicked runs f with ctx, reporting false when it panicked; the panic
 // is logged by the reporter (a log sink that stalls must not hold up the
-// renewals), with the stack of the wrapper's panic where it was first
-// recovered (a guarded renewal's goroutine, keptPanicStack), else this one.
+// renewals): at ERROR, with the stack of the wrapper's panic where it was
+// first recovered (a guarded renewal's goroutine, keepPanicStack), else
+// this one, when it is the first since renewals went through (panics); at
+// DEBUG after that.
 func (w *watchdog) unpanicked(ctx context.Context, f func(context.Context) []renewReply) (out []renewReply, ok bool) {
 	ctx, kept := withPanicStack(ctx)
 	defer func() {
 		if v := recover(); v != nil {
 			ok = false
-			stack := kept.or(debug.Stack)
-			record := func() { w.log.Error("panic recovered", "in", "renewing locks", "panic", v, "stack", stack) }
+			var record func()
+			if n := w.panics.Add(1); n == 1 {
+				stack := kept.or(debug.Stack)
+				record = func() { w.log.Error("panic recovered", "in", renewingLocks, "panic", v, "stack", stack) }
+			} else {
+				record = func() { w.log.Debug("panic recovered again", "in", renewingLocks, "panic", v, "panics", n) }
+			}
 			if w.rep != nil {
 				w.rep.logLater(record)
 			} else {
