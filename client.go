@@ -232,7 +232,8 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("scriptlock: new client: %w", cfg.err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	log := cfg.logger.With("component", "scriptlock")
+	// A handler's panic is dropped with its record (unpanickedHandler).
+	log := slog.New(unpanickedHandler{cfg.logger.Handler()}).With("component", "scriptlock")
 	rc = sharedDial{Client: rc, log: log, mode: mode}
 	c := &Client{
 		rc:  rc,
