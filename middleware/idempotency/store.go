@@ -8,10 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -88,6 +91,9 @@ type Store struct {
 	closed  bool
 	retries int            // background retries running
 	bg      sync.WaitGroup // background retries
+	// panics counts the calls on the store's own goroutines that panicked
+	// since one last went through (unpanicked).
+	panics atomic.Int64
 }
 
 // Option configures an Store.
@@ -689,7 +695,11 @@ func (c *Claim) renew() {
 	ctx, cancel := context.WithTimeout(context.Background(), min(c.store.claimTTL/3, c.store.timeout))
 	defer cancel()
 	sent := time.Now()
-	ok, err := generated.IdempotencyRenew(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, c.store.claimTTL)
+	var ok int64
+	err := c.store.unpanicked("renewing an idempotency claim", func() (err error) {
+		ok, err = generated.IdempotencyRenew(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, c.store.claimTTL)
+		return err
+	})
 	switch {
 	case err == nil && ok == 0:
 		c.markLost() // claim gone: another request may hold the key now
@@ -846,6 +856,42 @@ func (s *Store) undoUntil(deadline time.Time, k keys, token string, again bool, 
 	})
 }
 
+// errCallPanicked is the error of a call on a goroutine of the store's own
+// whose client wrapper panicked (unpanicked).
+var errCallPanicked = errors.New("idempotency: the call panicked (a client wrapper's panic, logged)")
+
+// unpanicked runs call, a script call on a goroutine of the store's own (a
+// claim's renewal on its timer's, a background retry), where a panic of
+// the client (a wrapper's) has no caller to reach and crashed the process:
+// it is returned as an error, and the call taken as one that failed
+// (made again). It is logged with slog's default logger (the store has
+// none of its own): at ERROR with its stack the first time since a call
+// last went through, at DEBUG after that, as a client wrapper that panics
+// at every call would log at each renewal and retry.
+func (s *Store) unpanicked(what string, call func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %v", errCallPanicked, v)
+			n := s.panics.Add(1)
+			stack := ""
+			if n == 1 {
+				stack = string(debug.Stack())
+			}
+			defer func() { _ = recover() }() // nor may a log handler's panic go on
+			if n == 1 {
+				slog.Default().Error("panic recovered", "in", what, "panic", v, "stack", stack)
+			} else {
+				slog.Default().Debug("panic recovered again", "in", what, "panic", v, "panics", n)
+			}
+		}
+	}()
+	err = call()
+	if s.panics.Load() != 0 {
+		s.panics.Store(0)
+	}
+	return err
+}
+
 // background runs op, an idempotent script call on a claim, in the
 // background, retrying until Redis answers, deadline has passed (the claim
 // is gone by then anyway, so the retry gives its slot back) or the store is
@@ -883,7 +929,7 @@ func (s *Store) background(undo bool, deadline time.Time, err error, op func(con
 		for {
 			ctx, cancel := context.WithTimeout(s.stop, s.timeout)
 			ctx, cancelDeadline := context.WithDeadline(ctx, deadline)
-			err := op(ctx)
+			err := s.unpanicked("retrying an idempotency call in the background", func() error { return op(ctx) })
 			cancelDeadline()
 			cancel()
 			if err == nil || !time.Now().Before(deadline) {
