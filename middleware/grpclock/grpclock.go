@@ -82,6 +82,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,6 +324,10 @@ func (s *lockedStream) send(m any) error {
 // loss (gRPC waits on the client, under a context that is not the lock's);
 // the goroutine ends when call returns, at the latest when the call ends.
 // When the call itself ends, call's own answer is returned.
+// A panic of call (an outer interceptor's stream, a codec) goes on on the
+// caller's goroutine, the handler's, as it would without the lock (on
+// call's own it crashed the process, past any recovery interceptor); one
+// after the caller has returned at the loss is logged.
 func (s *lockedStream) untilLoss(call func() error) error {
 	s.mu.Lock()
 	held := s.lctx != nil
@@ -330,17 +335,53 @@ func (s *lockedStream) untilLoss(call func() error) error {
 	if !held {
 		return call()
 	}
-	done := make(chan error, 1)
-	go func() { done <- call() }()
+	type outcome struct {
+		err      error
+		caught   any
+		panicked bool
+	}
+	done := make(chan outcome, 1)
+	var mu sync.Mutex
+	left := false // the caller returned at the loss, without call's outcome
+	go func() {
+		var o outcome
+		defer func() {
+			if v := recover(); v != nil {
+				o.caught, o.panicked = v, true
+			}
+			mu.Lock()
+			gone := left
+			done <- o
+			mu.Unlock()
+			if gone && o.panicked {
+				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call let go at its lock's loss", "method", s.method, "panic", o.caught, "stack", string(debug.Stack()))
+			}
+		}()
+		o.err = call()
+	}()
+	var o outcome
 	select {
-	case err := <-done:
-		return err
+	case o = <-done:
 	case <-s.ctx.Done():
 		if s.endedByLoss() {
-			return s.lostError()
+			mu.Lock()
+			select {
+			case o = <-done: // ended meanwhile: its panic goes on
+			default:
+				left = true
+			}
+			mu.Unlock()
+			if !o.panicked {
+				return s.lostError()
+			}
+		} else {
+			o = <-done // the call itself ended: gRPC's call returns with it
 		}
-		return <-done // the call itself ended: gRPC's call returns with it
 	}
+	if o.panicked {
+		panic(o.caught)
+	}
+	return o.err
 }
 
 func (s *lockedStream) RecvMsg(m any) error {
