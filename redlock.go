@@ -534,7 +534,8 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // once for the check and again for the attempt. The attempt's grants are
 // handed out only once the check has passed. A node that does not answer is
 // not compared (unless it grants the attempt the lock: attempt then asks it
-// again, its pause aside), and is asked again at a later attempt (after a pause,
+// again, its pause aside, and gives its grant back, not counted, when it is
+// silent again), and is asked again at a later attempt (after a pause,
 // see Client.runIDs: a RedLock does without a minority of silent nodes),
 // until every node has answered.
 //
@@ -751,6 +752,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 	}
 	wg.Wait()
 	var checkErr error
+	var silent []int // granted, their run_id still untold
 	if checked != nil {
 		res := <-checked // within the node timeout too
 		checkErr = res.err
@@ -767,7 +769,13 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 		if checkErr == nil && again && !caught.set {
 			func() {
 				defer caught.recover() // goes on below
-				_, checkErr = r.checkDistinct(ctx, cut, force)
+				var still []int
+				still, checkErr = r.checkDistinct(ctx, cut, force)
+				for _, i := range still {
+					if force[i] {
+						silent = append(silent, i)
+					}
+				}
 			}()
 		}
 	}
@@ -791,6 +799,25 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 			r.releaseAll(ctx, h, true, bound)
 		}()
 		return nil, opError("redlock", r.name, checkErr)
+	}
+	if len(silent) > 0 {
+		// Asked again, a node that granted left its run_id untold: it may
+		// reach a server another node reaches, and its grant counts as no
+		// answer. Given back at once, as a grant that came too late.
+		drop := &redHeld{owner: owner, ctxs: make([]context.Context, n), stops: make([]context.CancelCauseFunc, n)}
+		for i := range drop.stops {
+			drop.stops[i] = func(error) {}
+		}
+		for _, i := range silent {
+			drop.ctxs[i], drop.stops[i] = h.ctxs[i], h.stops[i]
+			h.ctxs[i], h.stops[i] = nil, func(error) {}
+			errs[i] = fmt.Errorf("node %d: lock %q: the server did not tell its run_id in time (its grant is not counted): %w", i, r.name, context.DeadlineExceeded)
+		}
+		func() {
+			bound, stop := giveBackBound(ctx, cut)
+			defer stop() // also when a release panics
+			r.releaseAll(ctx, drop, true, bound)
+		}()
 	}
 	granted := 0
 	for _, c := range h.ctxs {

@@ -1,0 +1,72 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// infoSilent is a rueidis client whose server answers everything but INFO
+// server, which it leaves unanswered until the call's context ends.
+type infoSilent struct{ rueidis.Client }
+
+func (c infoSilent) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if cs := cmd.Commands(); len(cs) == 2 && cs[0] == "INFO" && cs[1] == "server" {
+		<-ctx.Done()
+	}
+	return c.Client.Do(ctx, cmd)
+}
+
+func (c infoSilent) Nodes() map[string]rueidis.Client {
+	out := map[string]rueidis.Client{}
+	for addr, n := range c.Client.Nodes() {
+		out[addr] = infoSilent{n}
+	}
+	return out
+}
+
+// TestRedLockGrantOfNodeSilentOnRunIDNotCounted: a node that grants the
+// lock but leaves its run_id unanswered, asked again once it granted,
+// counts as a node that did not answer: its grant is given back. Here it
+// reaches, through a proxy, the server another node reaches, and with the
+// third node held by another owner its unchecked grant made the quorum: the
+// lock was taken on one server's grants.
+func TestRedLockGrantOfNodeSilentOnRunIDNotCounted(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 2)
+	px := netproxy.New(t, nodes[0].Addr)
+	prefix := redistest.Prefix(t)
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
+		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
+		newTestClient(t, infoSilent{rawClient(t, px.Addr)}, WithKeyPrefix(prefix+"c:")),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	const nodeTimeout = 150 * time.Millisecond
+	r := mustRedLock(t, "silent-runid", cs, WithNodeTimeout(nodeTimeout))
+	if _, err := r.nodes[1].TryLock(WithOwner(ctx, "other"), 0); err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := r.TryLock(ctx, 0)
+	if err == nil {
+		_ = r.Unlock(lctx)
+		t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unanswered")
+	}
+	var qe *QuorumError
+	if !errors.As(err, &qe) || qe.Granted != 1 {
+		t.Fatalf("TryLock: %v, want a QuorumError with node 0's grant alone", err)
+	}
+	t.Log(err)
+	if !eventually(2*time.Second, func() bool {
+		k, err := nodes[0].Do(t, "EXISTS", r.nodes[2].Key()).AsInt64()
+		return err == nil && k == 0
+	}) {
+		t.Fatal("node 2's grant was not given back")
+	}
+}
