@@ -138,6 +138,10 @@ type Client struct {
 	// acquire), which may set their lease on the hold it is granted.
 	// Guarded by mu.
 	extending map[holdKey]extendsInFlight
+	// unsent bounds, per hold, the owner's next holds by the Extends of
+	// unknown outcome whose script names the owner, not the hold (see
+	// unknownSent). Guarded by mu.
+	unsent map[holdKey]unknownExtend
 	// forcing marks, per lock key, this Client's ForceUnlocks in flight and
 	// the last forceSeq drawn as one of them began or ended; a grant whose
 	// attempt one may have deleted is given back (see forcedSince). Guarded

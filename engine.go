@@ -1372,6 +1372,16 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 			// A renewal of an ended hold of the owner in flight.
 			bound = at
 		}
+		if u := c.unknownOf(id); u > 0 {
+			// An Extend of an ended hold of the owner, of unknown outcome,
+			// may run after this grant, and after any later call: the hold
+			// counts with it as with one of its own (see unknownSent).
+			h.unknownLease = u
+			h.unknownEvery.Store(int64(u / 3))
+			if at := lossDeadline(start, u); bound.IsZero() || at.Before(bound) {
+				bound = at
+			}
+		}
 		// A longer lease than the hold's was set (the owner's hold the
 		// watchdog renewed ended as the attempt was sent): the hold's loss
 		// deadline gives it back, as a stray renewal's lease.

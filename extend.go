@@ -147,6 +147,9 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		defer func() {
 			if unknown {
 				c.leaseUnknown(h, lease, at)
+				if token == 0 {
+					c.unknownSent(holdID(h.key, field), lease)
+				}
 			}
 		}()
 		// A refusal by which Redis ran nothing (retryLater: LOADING, BUSY,
@@ -264,6 +267,58 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// unknownKeep is how long an Extend of unknown outcome whose script names
+// the owner bounds the owner's next holds (unknownSent): a script that
+// lands later than that (its server stalled as long) is not provided for.
+const unknownKeep = time.Minute
+
+// unknownExtend is the shortest lease of the Extends of unknown outcome of
+// one owner's holds, and until when it bounds the owner's next holds.
+type unknownExtend struct {
+	lease time.Duration
+	until time.Time
+}
+
+// unknownSent records an Extend with lease, of unknown outcome, whose
+// script names the owner's field id, not the hold (a hold without a token:
+// see hold.renewToken): it may run after the hold has ended, on a hold the
+// owner takes since, and set its lease there. Such a hold registered within
+// unknownKeep counts with that lease as one of its own Extends of unknown
+// outcome (see grant, leaseUnknown).
+func (c *Client) unknownSent(id holdKey, lease time.Duration) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.unsent == nil {
+		c.unsent = map[holdKey]unknownExtend{}
+	}
+	for k, u := range c.unsent {
+		if !now.Before(u.until) {
+			delete(c.unsent, k) // few: Extends of unknown outcome alone
+		}
+	}
+	u, ok := c.unsent[id]
+	if !ok || lease < u.lease {
+		u.lease = lease
+	}
+	u.until = now.Add(unknownKeep)
+	c.unsent[id] = u
+}
+
+// unknownOf is the lease of an Extend of unknown outcome that may still set
+// the lease of a hold of id registered now (0: none); c.mu held.
+func (c *Client) unknownOf(id holdKey) time.Duration {
+	u, ok := c.unsent[id]
+	if !ok {
+		return 0
+	}
+	if !time.Now().Before(u.until) {
+		delete(c.unsent, id)
+		return 0
+	}
+	return u.lease
 }
 
 // endedInFlight is the error of an Extend whose hold h ended while the
