@@ -57,9 +57,12 @@ type RedLock struct {
 	// Extend once it has found the validity to end past the new lease,
 	// before it moves the validity to that lease.
 	shortenHook func()
-	// distinct: every node's server has told its run_id, and no two nodes
-	// reach one server (see checkDistinct).
-	distinct atomic.Bool
+	// checkedUntil (monoNanos; 0: never) is when the last check that found
+	// every node's server telling its run_id, and no two nodes reaching one
+	// server, runs out (see checkDistinct): a node's server replaced since
+	// (a restart at its address, its name resolving elsewhere) has a new
+	// run_id, which the next check after then reads.
+	checkedUntil atomic.Int64
 }
 
 // RedLockOption configures a RedLock (NewRedLock). Every LockOption is a
@@ -126,7 +129,9 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // lease no validity (with the watchdog: less than its renewal interval), a
 // node timeout (WithNodeTimeout) at or above the lease, an invalid name or
 // option is an error (errors.Is ErrInvalidArgument or ErrInvalidName). Its
-// first Lock or TryLock refuses, with ErrInvalidArgument, nodes whose
+// first Lock or TryLock (and one once that check's run_ids, kept 10 s, ran
+// out: a node's server may have been replaced) refuses, with
+// ErrInvalidArgument, nodes whose
 // Clients reach one Redis server (the same run_id, or the same address
 // without run_ids, asked afresh, that tell two servers apart), and nodes
 // whose servers refuse INFO (an ACL user without it), whose run_id cannot
@@ -484,9 +489,10 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		cut = deadline.Add(addSat(waitOverrun, guardOverrun(r)))
 	}
 	// Each attempt checks, alongside, that no two nodes reach one server
-	// (checkDistinct), until every node has been compared: the run_ids
-	// kept, a silent node paused, a later one asks nothing, but a node
-	// not compared that grants it is asked then.
+	// (checkDistinct), until every node has been compared, and again once
+	// that comparison has run out: the run_ids kept, a silent node
+	// paused, a later one asks nothing, but a node not compared that
+	// grants it is asked then.
 	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {
 		if r.closedQuorum() {
@@ -494,7 +500,7 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 			// (nor ask any server its run_id).
 			return nil, opError("redlock", r.name, ErrClosed)
 		}
-		lctx, err := r.attempt(ctx, owner, cut, !r.distinct.Load())
+		lctx, err := r.attempt(ctx, owner, cut, monoNanos(time.Now()) >= r.checkedUntil.Load())
 		if err == nil {
 			return lctx, nil
 		}
@@ -542,7 +548,8 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // It returns the nodes not compared. force: the nodes asked whatever their
 // pause (they granted the lock: not silent).
 func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool) ([]int, error) {
-	end := time.Now().Add(r.nodeTimeout)
+	begun := time.Now()
+	end := begun.Add(r.nodeTimeout)
 	if !cut.IsZero() && cut.Before(end) {
 		end = cut
 	}
@@ -646,7 +653,19 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 		}
 	}
 	if len(unknown) == 0 {
-		r.distinct.Store(true)
+		// Good while the run_ids read are kept: the Clients keep none of
+		// them past begun + keep, so a check after then asks the servers.
+		keep := time.Duration(0)
+		for _, m := range r.nodes {
+			k := runIDKeep
+			if m.c.runKeep > 0 {
+				k = m.c.runKeep
+			}
+			if keep == 0 || k < keep {
+				keep = k
+			}
+		}
+		r.checkedUntil.Store(monoNanos(begun.Add(keep)))
 	}
 	return unknown, nil
 }
