@@ -269,9 +269,10 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	return nil
 }
 
-// unknownKeep is how long an Extend of unknown outcome whose script names
-// the owner bounds the owner's next holds (unknownSent): a script that
-// lands later than that (its server stalled as long) is not provided for.
+// unknownKeep is how long an Extend or renewal of unknown outcome whose
+// script names the owner bounds the owner's next holds (unknownSent): a
+// script that lands later than that (its server stalled as long) is not
+// provided for.
 const unknownKeep = time.Minute
 
 // unknownExtend is the shortest lease of the Extends of unknown outcome of
@@ -281,8 +282,8 @@ type unknownExtend struct {
 	until time.Time
 }
 
-// unknownSent records an Extend with lease, of unknown outcome, whose
-// script names the owner's field id, not the hold (a hold without a token:
+// unknownSent records an Extend or watchdog renewal with lease, of unknown
+// outcome, whose script names the owner's field id, not the hold (a hold without a token:
 // see hold.renewToken): it may run after the hold has ended, on a hold the
 // owner takes since, and set its lease there. Such a hold registered within
 // unknownKeep counts with that lease as one of its own Extends of unknown

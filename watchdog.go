@@ -26,8 +26,12 @@ type watchdog struct {
 	onRenewed func(*hold, time.Time)
 	onSend    func(*hold, time.Time) // a renewal of the hold is about to be sent
 	onDone    func(*hold)            // that renewal's reply is in (or it failed)
-	obs       Observer               // nil: none
-	log       *slog.Logger           // for a panicking Observer
+	// onUnknown: a renewal of the hold that names no token (see
+	// hold.renewToken) failed without an answer, and may still run on a
+	// newer hold of the owner (see Client.unknownSent). Nil: none.
+	onUnknown func(*hold)
+	obs       Observer     // nil: none
+	log       *slog.Logger // for a panicking Observer
 	// rep delivers the reports of the rounds (their losses' log records
 	// and HoldEnds, their Renewal events) off the rounds' goroutines.
 	rep *reporter
@@ -426,6 +430,13 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	cancel()
 	for _, r := range batch {
 		w.onDone(r.h)
+	}
+	if w.onUnknown != nil {
+		for i, r := range batch {
+			if err := replies[i].err; err != nil && unknownOutcome(err) && r.h.renewToken() == 0 {
+				w.onUnknown(r.h)
+			}
+		}
 	}
 	if ctx.Err() != nil {
 		w.mu.Lock()
