@@ -40,7 +40,8 @@
 //
 // A duplicate while the first request runs answers 409; the same key with
 // another method, route (the same path on another virtual host, e.Host,
-// is another route), request URI (path and query as sent) or body
+// or on a host the default router serves, is another route), request URI
+// (path and query as sent) or body
 // answers 422. Records are scoped to the
 // caller's credentials (CredentialScope: Authorization, cookies and TLS
 // client certificate, hashed), so one client never receives another's

@@ -205,8 +205,10 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 //
 // The first request with a key runs and its response (status, StoredHeaders,
 // body) is stored; a duplicate while it runs answers 409; a duplicate after it
-// completed, with the same method, route (a virtual host's route, Echo's
-// e.Host, with its host), URI, body and body media type
+// completed, with the same method, route (in an Echo with virtual hosts,
+// e.Host, with the router that routed it: a virtual host's route with its
+// host, the default router's as the default router's), URI, body and body
+// media type
 // (Content-Type in canonical form) (and
 // IdempotencyConfig.FingerprintHeaders), gets the stored
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
@@ -412,15 +414,15 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 			v1, fp := fingerprints(fpParts)
 			earlier := []string{v1}
-			if hostRouted(c) {
-				// A virtual host's router (e.Host) routed it: the same
-				// path on another host is another route, with a handler of
-				// its own, so the route counts with its host. Releases
-				// before fingerprinted the path alone: a record one of them
-				// stored is read with what they computed (so is one the
-				// default router's route of the same path stores, which
-				// that fingerprint cannot tell apart).
-				fpParts[1] = hostRoute(req.Host, c.Path())
+			if route, ok := routerRoute(c); ok {
+				// The Echo has virtual hosts (e.Host): the same path on
+				// another host may be another route, with a handler of its
+				// own, so the route counts with the router that routed it
+				// (a virtual host's with its host, or the default one).
+				// Releases before fingerprinted the path alone: a record
+				// one of them stored is read with what they computed,
+				// which cannot tell one router's route from another's.
+				fpParts[1] = route
 				earlier = append(earlier, fp)
 				_, fp = fingerprints(fpParts)
 			}
@@ -677,22 +679,23 @@ func mediaType(lines []string, form bool) []byte {
 	return core.FieldsPart("raw", []string{echo.HeaderContentType}, func(string) []string { return lines })
 }
 
-// hostRouted reports whether a virtual host's router (Echo's e.Host) routed
-// c's request: Echo picks the router by the request's Host as sent.
-func hostRouted(c echo.Context) bool {
+// routerRoute returns the route part of the fingerprint of c's request when
+// its Echo has virtual hosts (e.Host), and false when it has none (the route
+// path alone is the route then). Echo picks the router by the request's
+// Host as sent: a virtual host's route counts with its host, and a route of
+// the default router, which serves every other host, is told apart from
+// both, so that no router's route shares a record with another's of the
+// same path. Neither spells a route path (those begin with '/').
+func routerRoute(c echo.Context) ([]byte, bool) {
 	e := c.Echo()
-	if e == nil { // a context not made by an Echo
-		return false
+	if e == nil || len(e.Routers()) == 0 { // a context not made by an Echo, or no virtual host
+		return nil, false
 	}
-	_, ok := e.Routers()[c.Request().Host]
-	return ok
-}
-
-// hostRoute is the route part of the fingerprint of a request a virtual
-// host's router routed: host and route path, encoded so that it never
-// spells a route path of the default router (those begin with '/').
-func hostRoute(host, path string) []byte {
-	return core.FieldsPart("virtual-host", []string{host}, func(string) []string { return []string{path} })
+	host, path := c.Request().Host, c.Path()
+	if _, ok := e.Routers()[host]; ok {
+		return core.FieldsPart("virtual-host", []string{host}, func(string) []string { return []string{path} }), true
+	}
+	return core.FieldsPart("default-router", []string{"path"}, func(string) []string { return []string{path} }), true
 }
 
 // fingerprintHeaders validates IdempotencyConfig.FingerprintHeaders and

@@ -19,7 +19,7 @@ import (
 // them answered is refused on the other (422) as on another path, not
 // answered with the other host's stored response, which would tell the
 // client a request ran that never did. A retry on the same host still gets
-// the replay, and a route of the default router fingerprints as before.
+// the replay, and hosts the default router serves share its route.
 func TestIdempotencyVirtualHostRoute(t *testing.T) {
 	env := mwtest.New(t)
 	store := env.Store(t)

@@ -1,0 +1,81 @@
+package echolock_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
+)
+
+// TestIdempotencyVirtualHostAndDefaultRouter: a host without a router of its
+// own is served by the default router, whose route of a path is another
+// route, with another handler, than a virtual host's route of the same path:
+// a key the default router's route answered is refused there (422), not
+// answered with the default route's stored response (the virtual host's
+// handler never running), and the other way round. A record an earlier
+// release stored for the default router's route is still replayed to it.
+func TestIdempotencyVirtualHostAndDefaultRouter(t *testing.T) {
+	env := mwtest.New(t)
+	store := env.Store(t)
+	var runsA, runsDefault atomic.Int64
+	e := echo.New()
+	a := e.Host("shop-a.example")
+	a.POST("/orders/:id/pay", func(c echo.Context) error {
+		runsA.Add(1)
+		return c.String(http.StatusCreated, "paid at shop a")
+	}, echolock.Idempotency(store))
+	e.POST("/orders/:id/pay", func(c echo.Context) error {
+		runsDefault.Add(1)
+		return c.String(http.StatusCreated, "paid")
+	}, echolock.Idempotency(store))
+
+	post := func(host, key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/orders/7/pay", nil)
+		req.Host = host
+		req.Header.Set(echolock.HeaderIdempotencyKey, key)
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		return rec
+	}
+	if r := post("other.example", "K"); r.Code != http.StatusCreated || r.Body.String() != "paid" {
+		t.Fatalf("default router: %d %q", r.Code, r.Body.String())
+	}
+	if r := post("shop-a.example", "K"); r.Code != http.StatusUnprocessableEntity || runsA.Load() != 0 {
+		t.Errorf("shop a with the key the default router's route used: %d %q (replayed %q), shop a's handler ran %d times; want 422, not the default route's answer",
+			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsA.Load())
+	}
+	if r := post("shop-a.example", "L"); r.Code != http.StatusCreated || r.Body.String() != "paid at shop a" {
+		t.Fatalf("shop a: %d %q", r.Code, r.Body.String())
+	}
+	if r := post("other.example", "L"); r.Code != http.StatusUnprocessableEntity || runsDefault.Load() != 1 {
+		t.Errorf("default router with the key shop a used: %d %q (replayed %q), its handler ran %d times; want 422, not shop a's answer",
+			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsDefault.Load())
+	}
+	if r := post("another.example", "K"); r.Code != http.StatusCreated || r.Body.String() != "paid" ||
+		r.Header().Get(echolock.HeaderIdempotentReplayed) != "true" || runsDefault.Load() != 1 {
+		t.Errorf("default router, another host: %d %q replayed %q after %d runs, want the replay",
+			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsDefault.Load())
+	}
+	// A record an earlier release stored for the default router's route
+	// carries the fingerprint of its path alone: it is still this request's.
+	ctx := context.Background()
+	fp := idempotency.Fingerprint([]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil)
+	res, err := store.Reserve(ctx, idempotency.AnonymousScope, "OLD", fp)
+	if err != nil || res.State != idempotency.Claimed {
+		t.Fatalf("reserve as an earlier release: %+v %v", res, err)
+	}
+	old := idempotency.StoredResponse{Status: http.StatusCreated, Body: []byte("paid, earlier release")}
+	if ok, err := res.Claim.Complete(ctx, old.Encode()); !ok || err != nil {
+		t.Fatalf("complete as an earlier release: %v %v", ok, err)
+	}
+	if r := post("other.example", "OLD"); r.Code != http.StatusCreated || r.Body.String() != string(old.Body) || runsDefault.Load() != 1 {
+		t.Errorf("retry of a request an earlier release stored: %d %q after %d runs, want its answer replayed", r.Code, r.Body.String(), runsDefault.Load())
+	}
+}
