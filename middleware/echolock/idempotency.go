@@ -565,7 +565,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
 			rec.sync(c.Response())
-			if err == nil && rec.status != 0 && !rec.endedAtStart && errors.Is(ctx.Err(), context.Canceled) {
+			if err == nil && rec.status != 0 && !rec.endedAtStart && clientGone(ctx) {
 				// Its client went away while it answered, and it stopped
 				// without an error, as an event loop does on ctx.Done:
 				// the client did not get the answer whole, and what was
@@ -626,6 +626,16 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			return err
 		}
 	}, nil
+}
+
+// clientGone reports whether ctx, a request's context as the middleware got
+// it, ended because its client went away: net/http cancels it then without a
+// cause. A context canceled with a cause of its own is not the client's
+// doing: the lock middleware further out cancels it with
+// scriptlock.ErrLockLost, an Idempotency middleware further out with
+// idempotency.ErrClaimLost, and the client, still there, has what was sent.
+func clientGone(ctx context.Context) bool {
+	return ctx.Err() != nil && context.Cause(ctx) == context.Canceled
 }
 
 // storedError reports whether err, a handler's error, is answered inside the
