@@ -233,8 +233,8 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // it had already sent its answer: that answer is stored like any other, or,
 // when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
 // short), the key is kept and a retry answers 409; likewise when the client
-// went away after the answer began, whatever the handler returns (an event
-// stream stopped on ctx.Done is cut short). Applied twice to a route on
+// went away after the answer began, whatever the handler returns and also
+// when it panics (an event stream stopped on ctx.Done is cut short). Applied twice to a route on
 // one store (with e.Use and on the route) with one Scope, the inner middleware
 // runs the request under the outer one's claim; with another Scope it keeps
 // records of its own.
@@ -545,9 +545,11 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					// request again. http.ErrAbortHandler aborts the
 					// answer (a proxy whose upstream broke off mid-body):
 					// what was sent may be cut short, so, as after an
-					// error, it is not replayed. The panic goes on.
+					// error, it is not replayed; so is an answer its client
+					// went away from before the panic (see rec.cutByClient).
+					// The panic goes on.
 					p := recover()
-					if p == http.ErrAbortHandler {
+					if p == http.ErrAbortHandler || rec.cutByClient() {
 						rec.incomplete = true
 					}
 					complete(false)
@@ -565,7 +567,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
 			rec.sync(c.Response())
-			if err == nil && rec.status != 0 && !rec.endedAtStart && clientGone(ctx) {
+			if err == nil && rec.cutByClient() {
 				// Its client went away while it answered, and it stopped
 				// without an error, as an event loop does on ctx.Done:
 				// the client did not get the answer whole, and what was
@@ -959,6 +961,12 @@ type recorder struct {
 	// the answer began (an answer written after it ended is whole).
 	ctx          context.Context
 	endedAtStart bool
+}
+
+// cutByClient reports whether the answer began before the request's client
+// went away (see clientGone), which then did not get it whole.
+func (r *recorder) cutByClient() bool {
+	return r.status != 0 && !r.endedAtStart && r.ctx != nil && clientGone(r.ctx)
 }
 
 // sync makes res say what was sent when the handler answered through the
