@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -234,7 +235,8 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
 // short), the key is kept and a retry answers 409; likewise when the client
 // went away after the answer began, whatever the handler returns and also
-// when it panics (an event stream stopped on ctx.Done is cut short). Applied twice to a route on
+// when it panics (an event stream stopped on ctx.Done is cut short), unless
+// the answer was whole (all of its Content-Length written, or a 204 or 304). Applied twice to a route on
 // one store (with e.Use and on the route) with one Scope, the inner middleware
 // runs the request under the outer one's claim; with another Scope it keeps
 // records of its own.
@@ -961,12 +963,19 @@ type recorder struct {
 	// the answer began (an answer written after it ended is whole).
 	ctx          context.Context
 	endedAtStart bool
+	// declared is the Content-Length the answer declared when it began (-1
+	// for none), written the body bytes written since.
+	declared, written int64
 }
 
 // cutByClient reports whether the answer began before the request's client
-// went away (see clientGone), which then did not get it whole.
+// went away (see clientGone) and may be cut short: not one known whole,
+// with a status that has no body (204, 304) or all of the Content-Length it
+// declared written, which is replayed as it is.
 func (r *recorder) cutByClient() bool {
-	return r.status != 0 && !r.endedAtStart && r.ctx != nil && clientGone(r.ctx)
+	whole := r.status == http.StatusNoContent || r.status == http.StatusNotModified ||
+		r.declared >= 0 && r.written == r.declared
+	return r.status != 0 && !whole && !r.endedAtStart && r.ctx != nil && clientGone(r.ctx)
 }
 
 // sync makes res say what was sent when the handler answered through the
@@ -994,6 +1003,12 @@ func (r *recorder) sync(res *echo.Response) {
 func (r *recorder) snapshot() {
 	r.endedAtStart = r.ctx != nil && r.ctx.Err() != nil
 	h := r.ResponseWriter.Header()
+	r.declared = -1
+	if cl := h.Values(echo.HeaderContentLength); len(cl) == 1 {
+		if n, err := strconv.ParseInt(textproto.TrimString(cl[0]), 10, 64); err == nil && n >= 0 {
+			r.declared = n
+		}
+	}
 	for _, name := range r.stored {
 		for _, v := range h.Values(name) {
 			v = textproto.TrimString(headerNewlineToSpace.Replace(v))
@@ -1031,7 +1046,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 			r.buf.Write(b)
 		}
 	}
-	return r.ResponseWriter.Write(b)
+	n, err := r.ResponseWriter.Write(b)
+	r.written += int64(n)
+	return n, err
 }
 
 func (r *recorder) Flush() { _ = r.FlushError() }

@@ -1,0 +1,69 @@
+package echolock_test
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
+)
+
+// TestIdempotencyWholeAnswerThenClientLeft: a handler that sent its whole
+// answer (all of the Content-Length it declared, flushed) and works on
+// afterwards, returning once its client has read the answer and gone, did
+// not have its answer cut short: the client got it whole, so it is stored
+// and replayed, not refused with 409 as one the client left mid-stream.
+func TestIdempotencyWholeAnswerThenClientLeft(t *testing.T) {
+	env := mwtest.New(t)
+	store := env.Store(t)
+	returned := make(chan struct{}, 1)
+	e := echo.New()
+	e.POST("/payments", func(c echo.Context) error {
+		defer func() { returned <- struct{}{} }()
+		const body = "paid"
+		res := c.Response()
+		res.Header().Set(echo.HeaderContentType, echo.MIMETextPlain)
+		res.Header().Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
+		res.WriteHeader(http.StatusCreated)
+		if _, err := res.Write([]byte(body)); err != nil {
+			return err
+		}
+		res.Flush()
+		select { // work that goes on after the answer: the client has it
+		case <-c.Request().Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+		return nil
+	}, echolock.Idempotency(store))
+	srv := serve(t, e)
+
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/payments", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(echolock.HeaderIdempotencyKey, "K")
+	req.Close = true // the client closes its connection once it has read the answer
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusCreated || string(b) != "paid" {
+		t.Fatalf("first: %d %q %v", resp.StatusCode, b, err)
+	}
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler did not return")
+	}
+	if r := settled(t, srv, "/payments", "K"); r.code != http.StatusCreated || r.body != "paid" || r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
+		t.Errorf("retry of a request whose client got its whole answer, then left: %d %q replayed %q, want the 201 replayed",
+			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed))
+	}
+}
