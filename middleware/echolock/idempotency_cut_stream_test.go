@@ -25,7 +25,7 @@ import (
 func TestIdempotencyStreamCutByClient(t *testing.T) {
 	env := mwtest.New(t)
 	store := env.Store(t)
-	returned := make(chan struct{}, 1)
+	returned, started := make(chan struct{}, 1), make(chan struct{}, 1)
 	e := echo.New()
 	e.POST("/exports", func(c echo.Context) error {
 		defer func() { returned <- struct{}{} }()
@@ -45,6 +45,7 @@ func TestIdempotencyStreamCutByClient(t *testing.T) {
 	}, echolock.Idempotency(store))
 	e.POST("/payments", func(c echo.Context) error {
 		defer func() { returned <- struct{}{} }()
+		started <- struct{}{}
 		<-c.Request().Context().Done() // the work goes on without the client
 		return c.String(http.StatusCreated, "paid")
 	}, echolock.Idempotency(store))
@@ -82,11 +83,21 @@ func TestIdempotencyStreamCutByClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set(echolock.HeaderIdempotencyKey, "K2")
-	time.AfterFunc(100*time.Millisecond, cancel)
+	go func() { // the client leaves once the handler has begun
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+		}
+		cancel()
+	}()
 	if _, err := srv.Client().Do(req); err == nil {
 		t.Fatal("request not canceled")
 	}
-	<-returned
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the payment's handler did not begin and return within 5s")
+	}
 	if r := settled(t, srv, "/payments", "K2"); r.code != http.StatusCreated || r.body != "paid" || r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
 		t.Errorf("retry of a request answered after its client left: %d %q, want the 201 replayed", r.code, r.body)
 	}
