@@ -416,16 +416,22 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 			v1, fp := fingerprints(fpParts)
 			earlier := []string{v1}
-			if route, ok := routerRoute(c); ok {
+			if route, alone, ok := routerRoute(c); ok {
 				// The Echo has virtual hosts (e.Host): the same path on
 				// another host may be another route, with a handler of its
 				// own, so the route counts with the router that routed it
 				// (a virtual host's with its host, or the default one).
 				// Releases before fingerprinted the path alone: a record
-				// one of them stored is read with what they computed,
-				// which cannot tell one router's route from another's.
+				// one of them stored is read with what they computed only
+				// where that says whose it is, the path served by this
+				// router alone or the Host counted; otherwise another
+				// host's answer would be replayed here (422 instead).
 				fpParts[1] = route
-				earlier = append(earlier, fp)
+				if alone || slices.Contains(fpHeaders, "Host") {
+					earlier = append(earlier, fp)
+				} else {
+					earlier = nil
+				}
 				_, fp = fingerprints(fpParts)
 			}
 			scope := config.Scope(c)
@@ -699,17 +705,41 @@ func mediaType(lines []string, form bool) []byte {
 // Host as sent: a virtual host's route counts with its host, and a route of
 // the default router, which serves every other host, is told apart from
 // both, so that no router's route shares a record with another's of the
-// same path. Neither spells a route path (those begin with '/').
-func routerRoute(c echo.Context) ([]byte, bool) {
+// same path. Neither spells a route path (those begin with '/'). alone says
+// that this router has a route of that path and no other router of the Echo
+// has one: a fingerprint of the path alone then names this router's route
+// only (not so for a path no router has, such as the empty one of a request
+// not yet routed, in e.Pre).
+func routerRoute(c echo.Context) (route []byte, alone, ok bool) {
 	e := c.Echo()
 	if e == nil || len(e.Routers()) == 0 { // a context not made by an Echo, or no virtual host
-		return nil, false
+		return nil, false, false
 	}
 	host, path := c.Request().Host, c.Path()
-	if _, ok := e.Routers()[host]; ok {
-		return core.FieldsPart("virtual-host", []string{host}, func(string) []string { return []string{path} }), true
+	own, vhost := e.Routers()[host]
+	if vhost {
+		route = core.FieldsPart("virtual-host", []string{host}, func(string) []string { return []string{path} })
+	} else {
+		own = e.Router()
+		route = core.FieldsPart("default-router", []string{"path"}, func(string) []string { return []string{path} })
 	}
-	return core.FieldsPart("default-router", []string{"path"}, func(string) []string { return []string{path} }), true
+	alone = routerHasPath(own, path) && (own == e.Router() || !routerHasPath(e.Router(), path))
+	for _, r := range e.Routers() {
+		if r != own && routerHasPath(r, path) {
+			alone = false
+		}
+	}
+	return route, alone, true
+}
+
+// routerHasPath reports whether r has a route of path.
+func routerHasPath(r *echo.Router, path string) bool {
+	for _, rt := range r.Routes() {
+		if rt.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // fingerprintHeaders validates IdempotencyConfig.FingerprintHeaders and
