@@ -234,9 +234,10 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // it had already sent its answer: that answer is stored like any other, or,
 // when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
 // short), the key is kept and a retry answers 409; likewise when the client
-// went away after the answer began, whatever the handler returns and also
-// when it panics (an event stream stopped on ctx.Done is cut short), unless
-// the answer was whole (all of its Content-Length written, or a 204 or 304). Applied twice to a route on
+// went away after the answer began (103 Early Hints included), whatever the
+// handler returns and also when it panics (an event stream stopped on
+// ctx.Done is cut short), unless the answer was whole (all of its
+// Content-Length written, or a 204 or 304). Applied twice to a route on
 // one store (with e.Use and on the route) with one Scope, the inner middleware
 // runs the request under the outer one's claim; with another Scope it keeps
 // records of its own.
@@ -996,16 +997,27 @@ type recorder struct {
 	// declared is the Content-Length the answer declared when it began (-1
 	// for none), written the body bytes written since.
 	declared, written int64
+	// hinted says an informational status (103 Early Hints) was sent
+	// while the request's context was live: the answer had begun.
+	hinted bool
 }
 
 // cutByClient reports whether the answer began before the request's client
 // went away (see clientGone) and may be cut short: not one known whole,
 // with a status that has no body (204, 304) or all of the Content-Length it
-// declared written, which is replayed as it is.
+// declared written, which is replayed as it is. Hints sent before the client
+// left with no final status after them are cut short too: the empty 200
+// net/http sends for the handler is no answer it gave.
 func (r *recorder) cutByClient() bool {
+	if r.ctx == nil || !clientGone(r.ctx) {
+		return false
+	}
+	if r.status == 0 {
+		return r.hinted
+	}
 	whole := r.status == http.StatusNoContent || r.status == http.StatusNotModified ||
 		r.declared >= 0 && r.written == r.declared
-	return r.status != 0 && !whole && !r.endedAtStart && r.ctx != nil && clientGone(r.ctx)
+	return !whole && !r.endedAtStart
 }
 
 // sync makes res say what was sent when the handler answered through the
@@ -1056,9 +1068,13 @@ var headerNewlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")
 func (r *recorder) WriteHeader(code int) {
 	// An informational status (103 Early Hints) precedes the final one,
 	// except 101 Switching Protocols, which is final.
-	if r.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+	switch {
+	case r.status != 0:
+	case code >= 200 || code == http.StatusSwitchingProtocols:
 		r.snapshot()
 		r.status = code
+	case r.ctx == nil || r.ctx.Err() == nil:
+		r.hinted = true
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
