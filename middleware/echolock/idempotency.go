@@ -237,7 +237,7 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // went away after the answer began (103 Early Hints included), whatever the
 // handler returns and also when it panics (an event stream stopped on
 // ctx.Done is cut short), unless the answer was whole (all of its
-// Content-Length written, or a 204 or 304). Applied twice to a route on
+// Content-Length written, a 204 or 304, or an answer to HEAD). Applied twice to a route on
 // one store (with e.Use and on the route) with one Scope, the inner middleware
 // runs the request under the outer one's claim; with another Scope it keeps
 // records of its own.
@@ -487,7 +487,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			outer := c.Get(claimedKey)
 			c.Set(claimedKey, running)
 			hctx, detach := claim.Context(ctx)
-			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders, ctx: ctx}
+			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders, ctx: ctx, head: req.Method == http.MethodHead}
 			c.Response().Writer = rec
 			c.SetRequest(req.WithContext(hctx))
 			// Every way out completes or releases the claim exactly once;
@@ -1000,14 +1000,17 @@ type recorder struct {
 	// hinted says an informational status (103 Early Hints) was sent
 	// while the request's context was live: the answer had begun.
 	hinted bool
+	// head says the request is a HEAD: its answer has no body.
+	head bool
 }
 
 // cutByClient reports whether the answer began before the request's client
 // went away (see clientGone) and may be cut short: not one known whole,
-// with a status that has no body (204, 304) or all of the Content-Length it
-// declared written, which is replayed as it is. Hints sent before the client
-// left with no final status after them are cut short too: the empty 200
-// net/http sends for the handler is no answer it gave.
+// with no body (a 204 or 304, an answer to HEAD) or all of the
+// Content-Length it declared written, which is replayed as it is. Hints
+// sent before the client left with no final status after them are cut
+// short too: the empty 200 net/http sends for the handler is no answer it
+// gave.
 func (r *recorder) cutByClient() bool {
 	if r.ctx == nil || !clientGone(r.ctx) {
 		return false
@@ -1015,7 +1018,7 @@ func (r *recorder) cutByClient() bool {
 	if r.status == 0 {
 		return r.hinted
 	}
-	whole := r.status == http.StatusNoContent || r.status == http.StatusNotModified ||
+	whole := r.head || r.status == http.StatusNoContent || r.status == http.StatusNotModified ||
 		r.declared >= 0 && r.written == r.declared
 	return !whole && !r.endedAtStart
 }
