@@ -246,7 +246,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		}
 		return exitFailure
 	}
-	defer rc.Close()
+	defer closeClient(rc)
 	e.rc = rc
 	for _, a := range positional {
 		if err := checkDeployment(rc, e.keyPrefix+a); err != nil {
@@ -341,6 +341,30 @@ func checkDeployment(rc rueidis.Client, key string) error {
 		return failf(exitUsage, "%q has '{' or '}' without a hash tag {...}: on a Cluster the keys and channels of a lock under it lie in other slots than the lock, so no lock can have this name there", key)
 	}
 	return nil
+}
+
+// closeWait bounds how long a command waits, once done, for its connection
+// to close.
+const closeWait = 100 * time.Millisecond
+
+// closeClient closes rc, waiting at most closeWait: the command has said
+// what it had to, and the process exits next. rueidis's Close waits for the
+// server's reply to its closing PING, up to a second against a server that
+// stopped answering (SIGSTOP, a hung host behind a live kernel): an
+// interrupt, or a round trip that ran out of --timeout, would exit that much
+// later. The close goes on by itself and ends within that second.
+func closeClient(rc rueidis.Client) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rc.Close()
+	}()
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // connect opens a client on a Redis URL as rueidis parses it: single node,
