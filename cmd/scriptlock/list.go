@@ -273,8 +273,10 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	match := globEscape(prefix) + "*"
 	scans := 0
 	// SCAN may return a key twice (a rehash, a slot that moved to a node
-	// scanned later): a lock is listed once per run.
-	seen := map[string]bool{}
+	// scanned later): a lock is listed once per run. Only the keys listed
+	// are kept: a key that is no lock, met again, is read again, while
+	// keeping every key scanned would hold up to --max-scans pages of them.
+	listed := map[string]bool{}
 	for cur.node < len(nodes) {
 		if scans >= e.maxScans || len(l.Locks) >= e.limit {
 			l.Cursor = cur.String()
@@ -293,8 +295,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		}
 		keys := page.Elements[:0:0]
 		for _, k := range page.Elements {
-			if !seen[k] {
-				seen[k] = true
+			if !listed[k] {
 				keys = append(keys, k)
 			}
 		}
@@ -303,7 +304,10 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 			return nil, err
 		}
 		for _, r := range reports {
-			if r.IsLock() && r.RedisType != "none" { // not released meanwhile, not a key of another kind
+			// Not released meanwhile, not a key of another kind, not
+			// listed already (a page may repeat a key too).
+			if r.IsLock() && r.RedisType != "none" && !listed[r.Key] {
+				listed[r.Key] = true
 				l.Locks = append(l.Locks, r)
 			}
 		}
