@@ -3,6 +3,8 @@ package scriptlockotel
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -157,6 +159,48 @@ func lockName(name string) attribute.KeyValue {
 	return AttrLockName.String(name)
 }
 
+// recordError is span.RecordError with the message made UTF-8 (validUTF8):
+// an error's text can hold a lock's name (the server's refusal of a
+// fencing-token counter names its key), and one invalid string fails the
+// export of the whole batch of spans.
+func recordError(span trace.Span, err error) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if utf8.ValidString(msg) {
+		span.RecordError(err)
+		return
+	}
+	// The event RecordError adds, with the same type.
+	t := reflect.TypeOf(err)
+	typ := t.String()
+	if t.PkgPath() != "" || t.Name() != "" {
+		typ = t.PkgPath() + "." + t.Name()
+	}
+	span.AddEvent("exception", trace.WithAttributes(attribute.String("exception.type", typ),
+		attribute.String("exception.message", validUTF8(msg))))
+}
+
+// validUTF8 is s with each byte that is not part of valid UTF-8 written as
+// Go escapes it, \xff: the rest of the text is left as it is.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // AcquireStart starts the "scriptlock.Lock" span.
 func (o *Observer) AcquireStart(ctx context.Context, op scriptlock.Op) context.Context {
 	ctx, _ = o.tracer.Start(ctx, "scriptlock.Lock", trace.WithSpanKind(trace.SpanKindInternal),
@@ -192,7 +236,7 @@ func (o *Observer) AcquireEnd(ctx context.Context, op scriptlock.Op, e scriptloc
 		}
 		switch e.Outcome {
 		case scriptlock.Failed, scriptlock.TimedOut:
-			span.RecordError(e.Err)
+			recordError(span, e.Err)
 			span.SetStatus(codes.Error, outcome)
 		}
 	}
@@ -226,7 +270,7 @@ func (o *Observer) ReleaseEnd(ctx context.Context, op scriptlock.Op, e scriptloc
 			span.SetAttributes(AttrRetries.Int(e.Retries))
 		}
 		if e.Err != nil {
-			span.RecordError(e.Err)
+			recordError(span, e.Err)
 			span.SetStatus(codes.Error, outcome)
 		}
 	}
@@ -246,7 +290,7 @@ func (o *Observer) HoldEnd(ctx context.Context, op scriptlock.Op, e scriptlock.H
 		attrs := []attribute.KeyValue{AttrPrimitive.String(string(op.Primitive)), lockName(op.Name),
 			AttrEndCause.String(cause), attribute.Float64("scriptlock.hold.duration", e.Held.Seconds())}
 		if e.Err != nil {
-			attrs = append(attrs, attribute.String("exception.message", e.Err.Error()))
+			attrs = append(attrs, attribute.String("exception.message", validUTF8(e.Err.Error())))
 		}
 		span.AddEvent("scriptlock.lock.lost", trace.WithAttributes(attrs...))
 	}
