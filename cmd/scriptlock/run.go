@@ -239,7 +239,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	}
 	rc, err := connect(u, e.timeout, tlsCfg, sa)
 	if err != nil {
-		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s%s%s\n", redactURL(u), err, tlsHint(u, tf, err), authHint(u, err), defaultURLHint(fs, err))
+		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s%s%s\n", redactURL(u), escapedError{err}, tlsHint(u, tf, err), authHint(u, err), defaultURLHint(fs, err))
 		var xe *exitError
 		if errors.As(err, &xe) {
 			return xe.code
@@ -255,7 +255,10 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		}
 	}
 	if err := cmd.run(ctx, e, positional); err != nil {
-		fmt.Fprintf(errOut, "scriptlock %s: %v\n", cmd.name, err)
+		// The server's refusals can repeat a lock's name as it is (an
+		// unknown command's names its first arguments): escaped as
+		// everything else printed shows a name.
+		fmt.Fprintf(errOut, "scriptlock %s: %v\n", cmd.name, escapedError{err})
 		var xe *exitError
 		if errors.As(err, &xe) {
 			return xe.code

@@ -159,7 +159,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 			// The ACL refuses the read: no later one will do better.
 			return failf(exitFailure, "%w", err)
 		case err != nil:
-			fmt.Fprintf(e.errOut, "%s %v\n", time.Now().UTC().Format(time.RFC3339Nano), err)
+			fmt.Fprintf(e.errOut, "%s %v\n", time.Now().UTC().Format(time.RFC3339Nano), escapedError{err})
 		default:
 			listenToQueue(r)
 			if s := summary(r); s != last {
@@ -200,7 +200,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 						hint = " (grant &* to hear it at once)"
 					}
 					fmt.Fprintf(e.errOut, "%s %v: a fair lock's hand-off to a waiter shows at the next read%s\n",
-						time.Now().UTC().Format(time.RFC3339Nano), err, hint)
+						time.Now().UTC().Format(time.RFC3339Nano), escapedError{err}, hint)
 				}
 				continue // nothing changed: no read
 			case ch := <-messages:
