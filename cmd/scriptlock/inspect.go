@@ -195,7 +195,7 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 	rows, err := generated.Inspect(bctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
 		k.FairQueue, k.FairTimeouts, k.LockWaiters, scriptLimit(e.limit), readLeaseKeys, state)
 	if err != nil {
-		return nil, fmt.Errorf("inspect %q: %w", key, err)
+		return nil, fmt.Errorf("inspect %q: %w%s", key, err, scriptACLHint(err))
 	}
 	r, err := decodeReport(key, rows)
 	if err != nil {
@@ -208,6 +208,19 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 		return nil, err
 	}
 	return r, nil
+}
+
+// scriptACLHint says what to grant when the server refused a command the
+// inspect script runs: Redis's refusal ("The user executing the script
+// can't run this command") does not name it, and the one a read-only user
+// lacks is TIME, which the script runs to judge leases and deadlines by the
+// server's clock and which no @read grants.
+func scriptACLHint(err error) string {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok || !strings.Contains(re.Error(), "can't run this command") && !strings.Contains(re.Error(), "'time' command") {
+		return ""
+	}
+	return " (the inspect script reads with @read commands and TIME, which @read does not grant: give the user +time, and +evalsha_ro for the script)"
 }
 
 // markStaleMutexWaiters marks the listed Mutex Go waiters whose client does
