@@ -7,7 +7,7 @@
 -- they exist.
 -- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
 -- now <server unix ms>; type <type of the name key> <pttl ms>; mode
--- <read|write>; hold <field> <count> <read lease ms, for a reader of a
+-- <read|write>; hold <field> <count, empty for a value too long to be one> <read lease ms, for a reader of a
 -- read-write lock: the longest of the leases of its first `leaseKeys` read
 -- holds; RwReadLease reads those of any further holds>; holds <total fields>;
 -- counter <value, its first 4096 bytes, or a LeanMutex's owner field, whole>;
@@ -112,6 +112,11 @@ if kind == 'hash' then
     cursor = page[1]
     for i = 1, #page[2], 2 do
       local field, count = page[2][i], page[2][i + 1]
+      -- A hold count is an integer, 20 characters at most: another
+      -- program's value, of any size, is no count and is not sent.
+      if #count > 20 then
+        count = ''
+      end
       if field ~= 'mode' and n < limit then
         local lease = ''
         -- Only an RWMutex's read holds have lease keys: another program's
