@@ -195,7 +195,7 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 	rows, err := generated.Inspect(bctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
 		k.FairQueue, k.FairTimeouts, k.LockWaiters, scriptLimit(e.limit), readLeaseKeys, state)
 	if err != nil {
-		return nil, fmt.Errorf("inspect %q: %w%s", key, err, scriptACLHint(err))
+		return nil, fmt.Errorf("inspect %q: %w%s", key, err, scriptACLHint(err, key, e.rc.Mode() == rueidis.ClientModeCluster))
 	}
 	r, err := decodeReport(key, rows)
 	if err != nil {
@@ -210,17 +210,31 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 	return r, nil
 }
 
-// scriptACLHint says what to grant when the server refused a command the
-// inspect script runs: Redis's refusal ("The user executing the script
-// can't run this command") does not name it, and the one a read-only user
-// lacks is TIME, which the script runs to judge leases and deadlines by the
-// server's clock and which no @read grants.
-func scriptACLHint(err error) string {
+// scriptACLHint says what to grant when the server refused the inspection
+// of key: Redis's refusals name neither the command nor the key. The command
+// a read-only user lacks is TIME, which the script runs to judge leases and
+// deadlines by the server's clock and which no @read grants; the keys a
+// user granted the locks' names lacks are those a lock keeps beside its
+// own, whose names do not begin with the lock's.
+func scriptACLHint(err error, key string, cluster bool) string {
 	re, ok := rueidis.IsRedisErr(err)
-	if !ok || !strings.Contains(re.Error(), "can't run this command") && !strings.Contains(re.Error(), "'time' command") {
+	if !ok {
 		return ""
 	}
-	return " (the inspect script reads with @read commands and TIME, which @read does not grant: give the user +time, and +evalsha_ro for the script)"
+	msg := re.Error()
+	switch {
+	case strings.Contains(msg, "can't run this command") || strings.Contains(msg, "'time' command"):
+		return " (the inspect script reads with @read commands and TIME, which @read does not grant: give the user +time, and +evalsha_ro for the script)"
+	case strings.Contains(msg, "access one of the keys") || strings.Contains(msg, "can't access at least one of the keys"):
+		k := layout.For(key, cluster)
+		var names []string
+		for _, n := range []string{k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.FairQueue, k.FairTimeouts, k.LockWaiters,
+			k.RWPrefix + ":<holder>:rwlock_timeout:<n>"} {
+			names = append(names, strconv.Quote(n))
+		}
+		return " (the inspect script reads the lock's key and the keys it keeps beside it, which the user must be granted too: " + strings.Join(names, ", ") + ")"
+	}
+	return ""
 }
 
 // markStaleMutexWaiters marks the listed Mutex Go waiters whose client does

@@ -351,7 +351,7 @@ func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
 	out := make([]*Report, 0, len(calls))
 	for i, rep := range generated.InspectMulti(bctx, e.rc, calls) {
 		if rep.Err != nil {
-			return nil, fmt.Errorf("inspect %q: %w%s", names[i], rep.Err, scriptACLHint(rep.Err))
+			return nil, fmt.Errorf("inspect %q: %w%s", names[i], rep.Err, scriptACLHint(rep.Err, names[i], e.rc.Mode() == rueidis.ClientModeCluster))
 		}
 		r, err := decodeReport(names[i], rep.Value)
 		if err != nil {
