@@ -318,16 +318,13 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 	return out
 }
 
-// unreachedPasses bounds the passes of unreachedFuncs: each finds the
-// functions only those found before read (a chain of them).
-const unreachedPasses = 4
-
 // unreachedFuncs are the local functions the script never runs: declared
 // once (local function f, local f = function), never assigned, and read
 // nowhere but in their own bodies or those of other such functions; and the
-// functions written in theirs.
+// functions written in theirs. One walk from the chunk through the bodies
+// of the functions it reaches, each once: linear, and the same whatever
+// the order of the maps.
 func unreachedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
-	out := map[*ast.FunctionExpr]bool{}
 	decls := map[string][]*ast.FunctionExpr{}
 	inspect(chunk, func(s ast.Stmt) {
 		if x, ok := s.(*ast.LocalAssignStmt); ok {
@@ -346,45 +343,43 @@ func unreachedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 	})
 	assigned := map[string]bool{}
 	assignedNamesIn(chunk, assigned)
-	// reads counts the names read in list, not in the bodies of the
-	// functions out holds.
-	reads := func(list []ast.Stmt) map[string]int {
-		n := map[string]int{}
-		var walk func([]ast.Stmt)
-		walk = func(list []ast.Stmt) {
-			inspectShallow(list, func(ast.Stmt) {}, func(e ast.Expr) {
-				switch x := e.(type) {
-				case *ast.IdentExpr:
-					n[x.Value]++
-				case *ast.FunctionExpr:
-					if !out[x] {
-						walk(x.Stmts)
-					}
-				}
-			})
+	// named are the functions that run only where their name is read; any
+	// other runs, for all the checker knows, where the code writing it
+	// does.
+	named := map[string]*ast.FunctionExpr{}
+	isNamed := map[*ast.FunctionExpr]bool{}
+	for name, fns := range decls {
+		if len(fns) == 1 && fns[0] != nil && !assigned[name] {
+			named[name], isNamed[fns[0]] = fns[0], true
 		}
-		walk(list)
-		return n
 	}
-	for range unreachedPasses {
-		all, found := reads(chunk), false
-		for name, fns := range decls {
-			fn := fns[0]
-			if len(fns) != 1 || fn == nil || out[fn] || assigned[name] || all[name] != reads(fn.Stmts)[name] {
-				continue
+	live := map[*ast.FunctionExpr]bool{}
+	pending := [][]ast.Stmt{chunk}
+	for len(pending) > 0 {
+		list := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		inspectShallow(list, func(ast.Stmt) {}, func(e ast.Expr) {
+			var fn *ast.FunctionExpr
+			switch x := e.(type) {
+			case *ast.IdentExpr:
+				fn = named[x.Value]
+			case *ast.FunctionExpr:
+				if !isNamed[x] {
+					fn = x
+				}
 			}
-			out[fn] = true
-			found = true
-			inspect(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
-				if g, ok := e.(*ast.FunctionExpr); ok {
-					out[g] = true
-				}
-			})
-		}
-		if !found {
-			break
-		}
+			if fn != nil && !live[fn] {
+				live[fn] = true
+				pending = append(pending, fn.Stmts)
+			}
+		})
 	}
+	out := map[*ast.FunctionExpr]bool{}
+	inspect(chunk, func(ast.Stmt) {}, func(e ast.Expr) {
+		if fn, ok := e.(*ast.FunctionExpr); ok && !live[fn] {
+			out[fn] = true
+		}
+	})
 	return out
 }
 
