@@ -2730,8 +2730,9 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 			}
 		} else if l.numArg > 0 && l.numElem > 0 {
 			table, n, text = "ARGV", l.numElem, x.Value+" (tonumber(ARGV["+strconv.Itoa(l.numElem)+"]))"
-		} else if p := l.numParam; p != nil && !p.assigned {
-			// (local n = tonumber(x), x a parameter.)
+		} else if p := l.numParam; p != nil && !p.assigned && !w.guarded(p) {
+			// (local n = tonumber(x), x a parameter; not where a test of
+			// x made since shows it holds a value.)
 			w.opParams = append(w.opParams, opParam{l: p, name: x.Value + " (tonumber(" + l.numParamName + "))", op: op, pos: pos, e: e, fns: slices.Clone(w.fns)})
 			return
 		}
@@ -3836,8 +3837,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value})
 			}
 			// A local given tonumber of a parameter (local n =
-			// tonumber(x)), not tested here.
-			if l, _ := w.lookup(id.Value); l != nil && l.numParam != nil && !l.numParam.assigned && l.fn == w.depth && !l.fnAssigned && !w.guarded(l) && !w.dry {
+			// tonumber(x)), neither it nor the parameter tested here.
+			if l, _ := w.lookup(id.Value); l != nil && l.numParam != nil && !l.numParam.assigned && l.fn == w.depth && !l.fnAssigned && !w.guarded(l) && !w.guarded(l.numParam) && !w.dry {
 				elemPars = append(elemPars, upval{arg: i, l: l.numParam, name: l.numParamName, tonumber: true})
 			}
 		}
