@@ -4209,8 +4209,9 @@ func returnCounts(fn *ast.FunctionExpr) []int {
 }
 
 // ends reports whether no path of list reaches its end: it ends in a return
-// or a call of error, or an if whose every branch (an else among them)
-// does.
+// or a call of error, an if whose every branch (an else among them) does,
+// or a loop no break leaves (while true do ... end, repeat ... until
+// false).
 func ends(list []ast.Stmt) bool {
 	if exits(list) {
 		return true
@@ -4223,6 +4224,12 @@ func ends(list []ast.Stmt) bool {
 		return len(s.Else) > 0 && ends(s.Then) && ends(s.Else)
 	case *ast.DoBlockStmt:
 		return ends(s.Stmts)
+	case *ast.WhileStmt:
+		_, endless := s.Condition.(*ast.TrueExpr)
+		return endless && !breaks(s.Stmts)
+	case *ast.RepeatStmt:
+		_, endless := s.Condition.(*ast.FalseExpr)
+		return endless && !breaks(s.Stmts)
 	}
 	return false
 }
