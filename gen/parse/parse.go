@@ -776,6 +776,9 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	// So the chunk is walked again with what the last walk found until
 	// that settles; what does not settle is unknown.
 	base := *f
+	// (The local functions the script never runs: what their calls pass
+	// binds no list.)
+	dead := unreachedFuncs(chunk)
 	var (
 		params map[*ast.FunctionExpr][]Value
 		all    map[string]Value
@@ -787,7 +790,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured}
+		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead}
 		w.block(chunk)
 		w.settleFuncs()
 		w.settleUpvals()
@@ -841,7 +844,6 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 			f.Calls[i].Protected = true
 		}
 	}
-	dead := unreachedFuncs(chunk)
 	for fn := range dead {
 		inspectShallow(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
 			if c, ok := e.(*ast.FuncCallExpr); ok {

@@ -100,6 +100,9 @@ type walker struct {
 	// (f(ARGV[3])): see settleElemParams.
 	elemParams []upval
 	elemArgs   map[*ast.FunctionExpr]map[int][]elemPass
+	// dead are the local functions the script never runs (see
+	// unreachedFuncs): a call written in one passes no element.
+	dead map[*ast.FunctionExpr]bool
 	// opParams are the operands of arithmetic or a concatenation that are
 	// a parameter of the function being walked (see settleElemOps), and
 	// opUpvals those that are a local of an enclosing function (see
@@ -2442,6 +2445,9 @@ func (w *walker) expr(e ast.Expr) {
 					w.args[fn][i] = append(w.args[fn][i], w.passed(e.Args, i))
 				}
 				for i, a := range e.Args {
+					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] {
+						break // (never made)
+					}
 					elems := w.callElems(a) // f(g()), g returning ARGV[3]
 					if table, n, _ := w.elemNeed(a); n > 0 {
 						elems = append(elems, elemPass{table, n})
