@@ -779,6 +779,8 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	// (The local functions the script never runs: what their calls pass
 	// binds no list.)
 	dead := unreachedFuncs(chunk)
+	reassigned := map[string]bool{}
+	assignedNamesIn(chunk, reassigned)
 	var (
 		params map[*ast.FunctionExpr][]Value
 		all    map[string]Value
@@ -790,7 +792,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead}
+		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead, reassigned: reassigned}
 		w.block(chunk)
 		w.settleFuncs()
 		w.settleUpvals()

@@ -103,6 +103,9 @@ type walker struct {
 	// dead are the local functions the script never runs (see
 	// unreachedFuncs): a call written in one passes no element.
 	dead map[*ast.FunctionExpr]bool
+	// reassigned are the names the script assigns anywhere (see
+	// fixedFunc).
+	reassigned map[string]bool
 	// opParams are the operands of arithmetic or a concatenation that are
 	// a parameter of the function being walked (see settleElemOps), and
 	// opUpvals those that are a local of an enclosing function (see
@@ -4018,7 +4021,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// an end without a return, passes nothing: DEL k, f() is DEL
 			// k.)
 			last := i == len(e.Args)-2 && !x.AdjustRet
-			if l := w.localFunc(x.Func); l != nil && x.Receiver == nil {
+			if l := w.fixedFunc(x.Func); l != nil && x.Receiver == nil {
 				if v, ok := w.returned[l.fnExpr]; ok && v == (Value{Source: SourceNil}) {
 					text := exprText(x)
 					if x.AdjustRet {
@@ -4037,7 +4040,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// A local function whose returns pass Redis a value that is
 			// no string or number: the first value, or every value when
 			// the call is last (return 'x', {}).
-			if l := w.localFunc(g.Func); l != nil {
+			if l := w.fixedFunc(g.Func); l != nil {
 				what, every, some := badReturns(l.fnExpr, i == len(e.Args)-2 && !g.AdjustRet)
 				text := exprText(g)
 				if g.AdjustRet {
@@ -4056,7 +4059,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		if i == len(e.Args)-2 && expands(a) {
 			arg.Expands = true
 			if g, ok := a.(*ast.FuncCallExpr); ok && g.Receiver == nil {
-				if l := w.localFunc(g.Func); l != nil {
+				if l := w.fixedFunc(g.Func); l != nil {
 					arg.Gives = returnCount(l.fnExpr)
 					if n := returnCounts(l.fnExpr); len(n) > 1 {
 						arg.GivesOnPaths = n
@@ -4486,6 +4489,18 @@ func (w *walker) localFunc(e ast.Expr) *local {
 		}
 	}
 	return nil
+}
+
+// fixedFunc is localFunc's local when the script assigns its name nowhere
+// (f = function ... end): a call of it runs that function. One assigned
+// after a call of it is written (in a function run later) may run the
+// other, whose returns say nothing of what the first one's give.
+func (w *walker) fixedFunc(e ast.Expr) *local {
+	l := w.localFunc(e)
+	if l == nil || w.reassigned[e.(*ast.IdentExpr).Value] {
+		return nil
+	}
+	return l
 }
 
 // passed is the value a call with args gives its parameter i (from 0): nil
@@ -5342,7 +5357,7 @@ func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, [
 		// f()).
 		if k := i - (len(list) - 1); len(list) > 0 && k > 0 {
 			if c, ok := list[len(list)-1].(*ast.FuncCallExpr); ok && c.Receiver == nil && !c.AdjustRet {
-				if l := w.localFunc(c.Func); l != nil {
+				if l := w.fixedFunc(c.Func); l != nil {
 					if counts := returnCounts(l.fnExpr); len(counts) > 0 && counts[len(counts)-1] <= k {
 						out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil, LuaNil: true}
 					}
@@ -5374,7 +5389,7 @@ func multiValued(list []ast.Expr) bool {
 // function f() return redis.call('GET', KEYS[1]) end): that call's index
 // in File.Calls and its reply.
 func (w *walker) returnedReply(e *ast.FuncCallExpr) (int, Return, bool) {
-	l := w.localFunc(e.Func)
+	l := w.fixedFunc(e.Func)
 	if l == nil || e.Receiver != nil || !exits(l.fnExpr.Stmts) {
 		return 0, Return{}, false
 	}
@@ -5686,7 +5701,7 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 		}
 		// A call of a local function that gives nil alone, or false
 		// alone (local function f() return nil end): what its value is.
-		if l := w.localFunc(x.Func); l != nil && x.Receiver == nil {
+		if l := w.fixedFunc(x.Func); l != nil && x.Receiver == nil {
 			if v, ok := w.returned[l.fnExpr]; ok && v == (Value{Source: SourceNil}) {
 				if luaNil, ok := nilReturns(l.fnExpr.Stmts); ok {
 					return Return{Pos: r.Pos, Kind: ReturnNil, LuaNil: luaNil}
