@@ -3022,6 +3022,11 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 		if c, ok := callReply(x, call); ok {
 			return Operand{Type: OperandReply, Text: "the reply of " + strings.ToUpper(c.Command), Call: c.Call}
 		}
+		// A call of a local function that returns a command's reply
+		// (local function f() return redis.call('GET', k) end) is it.
+		if i, c, ok := w.returnedReply(x); ok {
+			return Operand{Type: OperandReply, Text: "the reply of " + strings.ToUpper(c.Command) + " that " + exprText(x) + " returns", Call: i}
+		}
 	case *ast.IdentExpr:
 		l, _ := w.lookup(x.Value)
 		if l == nil {
@@ -3032,6 +3037,10 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 		}
 		if r := l.reply; r.Kind == ReturnCall {
 			return Operand{Type: OperandReply, Text: x.Value + " (the reply of " + strings.ToUpper(r.Command) + ")", Call: r.Call}
+		}
+		// (Given such a call of a local function, local v = f().)
+		if ns := l.nilv; ns.set && !ns.tonumber && l.reply.Kind == ReturnUnknown {
+			return Operand{Type: OperandReply, Text: x.Value + " (the reply of " + strings.ToUpper(ns.command) + ")", Call: ns.call}
 		}
 	}
 	return Operand{}
