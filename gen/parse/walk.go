@@ -1942,7 +1942,7 @@ func (w *walker) guarded(l *local) bool {
 // nilGuards are the locals a condition, when it is true (or false, with
 // isNil false), shows to hold neither nil nor false: v, v ~= false, v ~=
 // nil, and either side of and (with isNil: not v, v == false, v == nil,
-// and either side of or). v == nil is taken as meant (a reply is false,
+// and either side of or); not e as e read the other way. v == nil is taken as meant (a reply is false,
 // not nil, and that comparison is refused on its own); not for a local
 // that may hold false (or, against false, nil), which it lets through.
 func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
@@ -1969,9 +1969,9 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 			return []string{n}
 		}
 	case *ast.UnaryNotOpExpr:
-		if n := local(x.Expr); n != "" && isNil {
-			return []string{n}
-		}
+		// not e is false where e is true, and true where e is false: not
+		// v, not (v and v ~= ''), not not v.
+		return w.nilGuards(x.Expr, !isNil)
 	case *ast.RelationalOpExpr:
 		// type(v) == 'nil' is v == nil; type(v) == 'string' when true (or
 		// ~= when false) shows v neither nil nor false.
