@@ -77,11 +77,17 @@ type watchdog struct {
 
 	renewals, batches atomic.Int64 // confirmed renewals and round trips, for observability
 	// panics counts the renewal calls that panicked (a client wrapper's)
-	// since renewals last went through without one (each): the first is
-	// logged at ERROR, the others at DEBUG. A wrapper that panics at every
-	// call logged an ERROR at every round of every hold, and at each of
-	// the renewals made again soon after a failed one.
+	// since renewals last went through without one (each): the first of
+	// each kind (panicKinds) is logged at ERROR, the others at DEBUG. A
+	// wrapper that panics at every call logged an ERROR at every round of
+	// every hold, and at each of the renewals made again soon after a
+	// failed one.
 	panics atomic.Int64
+	// panicMu guards panicSeen, the kinds of panic logged at ERROR since
+	// panics was last reset: a panic of another kind is news, which a count
+	// alone logged at DEBUG behind the first.
+	panicMu   sync.Mutex
+	panicSeen map[string]bool
 
 	// rounds counts the renewal rounds in flight, each on a goroutine of
 	// its own (see renewDue); run waits for them before it returns.
@@ -682,7 +688,10 @@ var errRenewalPanicked = errors.New("scriptlock: the renewal's call panicked (a 
 func (w *watchdog) each(ctx context.Context, n int, renew func(ctx context.Context, lo, hi int) []renewReply) []renewReply {
 	if out, ok := w.unpanicked(ctx, func(ctx context.Context) []renewReply { return renew(ctx, 0, n) }); ok {
 		if w.panics.Load() != 0 {
+			w.panicMu.Lock()
 			w.panics.Store(0) // the next panic is news again
+			clear(w.panicSeen)
+			w.panicMu.Unlock()
 		}
 		return out
 	}
@@ -702,19 +711,46 @@ func (w *watchdog) each(ctx context.Context, n int, renew func(ctx context.Conte
 // renewingLocks is what a panic logged in a watchdog round was in.
 const renewingLocks = "renewing locks"
 
+// panicKinds bounds the kinds of panic (by type and text) logged at ERROR
+// between two rounds whose renewals went through: a wrapper whose panic
+// names the key, or a count, still logs a bounded number.
+const panicKinds = 8
+
+// panicKind is what tells one panic from another for the log: its type and
+// text.
+func panicKind(v any) string { return fmt.Sprintf("%T %v", v, v) }
+
+// newPanic counts a renewal's panic of value v and reports n, the panics
+// since renewals last went through, and whether v is news: the first of
+// its kind since then (up to panicKinds of them).
+func (w *watchdog) newPanic(v any) (n int64, news bool) {
+	kind := panicKind(v)
+	w.panicMu.Lock()
+	defer w.panicMu.Unlock()
+	n = w.panics.Add(1)
+	if w.panicSeen[kind] || len(w.panicSeen) >= panicKinds {
+		return n, false
+	}
+	if w.panicSeen == nil {
+		w.panicSeen = map[string]bool{}
+	}
+	w.panicSeen[kind] = true
+	return n, true
+}
+
 // unpanicked runs f with ctx, reporting false when it panicked; the panic
 // is logged by the reporter (a log sink that stalls must not hold up the
 // renewals): at ERROR, with the stack of the wrapper's panic where it was
 // first recovered (a guarded renewal's goroutine, keepPanicStack), else
-// this one, when it is the first since renewals went through (panics); at
-// DEBUG after that.
+// this one, when it is the first of its kind since renewals went through
+// (newPanic); at DEBUG after that.
 func (w *watchdog) unpanicked(ctx context.Context, f func(context.Context) []renewReply) (out []renewReply, ok bool) {
 	ctx, kept := withPanicStack(ctx)
 	defer func() {
 		if v := recover(); v != nil {
 			ok = false
 			var record func()
-			if n := w.panics.Add(1); n == 1 {
+			if n, news := w.newPanic(v); news {
 				stack := kept.or(debug.Stack)
 				record = func() { w.log.Error("panic recovered", "in", renewingLocks, "panic", v, "stack", stack) }
 			} else {
