@@ -94,6 +94,7 @@ type Store struct {
 	// panics counts the calls on the store's own goroutines that panicked
 	// since one last went through (unpanicked).
 	panics atomic.Int64
+	log    *slog.Logger // see WithLogger
 }
 
 // Option configures an Store.
@@ -162,6 +163,13 @@ func WithMaxBackgroundRetries(n int) Option {
 	return func(s *Store) { s.maxRetries = n }
 }
 
+// WithLogger sets the logger for what the store recovers on its own
+// goroutines: a panic of its rueidis client (a wrapper's) in a claim's
+// renewal or a background retry (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Store) { s.log = l }
+}
+
 // NewStore returns a store on c.
 func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 	s := &Store{client: c, prefix: DefaultPrefix, ttl: DefaultTTL,
@@ -181,6 +189,9 @@ func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("idempotency: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
 	case strings.ContainsAny(s.prefix, "{}"):
 		return nil, fmt.Errorf("idempotency: prefix %q holds a brace: each caller's records sit under a hash tag of their own", s.prefix)
+	}
+	if s.log == nil {
+		s.log = slog.Default()
 	}
 	s.stop, s.cancel = context.WithCancel(context.Background())
 	return s, nil
@@ -864,10 +875,10 @@ var errCallPanicked = errors.New("idempotency: the call panicked (a client wrapp
 // claim's renewal on its timer's, a background retry), where a panic of
 // the client (a wrapper's) has no caller to reach and crashed the process:
 // it is returned as an error, and the call taken as one that failed
-// (made again). It is logged with slog's default logger (the store has
-// none of its own): at ERROR with its stack the first time since a call
-// last went through, at DEBUG after that, as a client wrapper that panics
-// at every call would log at each renewal and retry.
+// (made again). It is logged (WithLogger): at ERROR with its stack the
+// first time since a call last went through, at DEBUG after that, as a
+// client wrapper that panics at every call would log at each renewal and
+// retry.
 func (s *Store) unpanicked(what string, call func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -879,9 +890,9 @@ func (s *Store) unpanicked(what string, call func() error) (err error) {
 			}
 			defer func() { _ = recover() }() // nor may a log handler's panic go on
 			if n == 1 {
-				slog.Default().Error("panic recovered", "in", what, "panic", v, "stack", stack)
+				s.log.Error("panic recovered", "in", what, "panic", v, "stack", stack)
 			} else {
-				slog.Default().Debug("panic recovered again", "in", what, "panic", v, "panics", n)
+				s.log.Debug("panic recovered again", "in", what, "panic", v, "panics", n)
 			}
 		}
 	}()
