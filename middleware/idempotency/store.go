@@ -92,9 +92,12 @@ type Store struct {
 	retries int            // background retries running
 	bg      sync.WaitGroup // background retries
 	// panics counts the calls on the store's own goroutines that panicked
-	// since one last went through (unpanicked).
-	panics atomic.Int64
-	log    *slog.Logger // see WithLogger
+	// since one last went through (unpanicked); panicSeen, guarded by
+	// panicMu, holds the kinds of panic logged at ERROR since then.
+	panics    atomic.Int64
+	panicMu   sync.Mutex
+	panicSeen map[string]bool
+	log       *slog.Logger // see WithLogger
 }
 
 // Option configures an Store.
@@ -876,20 +879,20 @@ var errCallPanicked = errors.New("idempotency: the call panicked (a client wrapp
 // the client (a wrapper's) has no caller to reach and crashed the process:
 // it is returned as an error, and the call taken as one that failed
 // (made again). It is logged (WithLogger): at ERROR with its stack the
-// first time since a call last went through, at DEBUG after that, as a
-// client wrapper that panics at every call would log at each renewal and
-// retry.
+// first time of its kind since a call last went through (newPanic), at
+// DEBUG after that, as a client wrapper that panics at every call would
+// log at each renewal and retry.
 func (s *Store) unpanicked(what string, call func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("%w: %v", errCallPanicked, v)
-			n := s.panics.Add(1)
+			n, news := s.newPanic(what, v)
 			stack := ""
-			if n == 1 {
+			if news {
 				stack = string(debug.Stack())
 			}
 			defer func() { _ = recover() }() // nor may a log handler's panic go on
-			if n == 1 {
+			if news {
 				s.log.Error("panic recovered", "in", what, "panic", v, "stack", stack)
 			} else {
 				s.log.Debug("panic recovered again", "in", what, "panic", v, "panics", n)
@@ -898,9 +901,36 @@ func (s *Store) unpanicked(what string, call func() error) (err error) {
 	}()
 	err = call()
 	if s.panics.Load() != 0 {
+		s.panicMu.Lock()
 		s.panics.Store(0)
+		clear(s.panicSeen)
+		s.panicMu.Unlock()
 	}
 	return err
+}
+
+// panicKinds bounds the kinds of panic logged at ERROR between two calls
+// that went through: a wrapper whose panic names the key, or a count,
+// still logs a bounded number.
+const panicKinds = 8
+
+// newPanic counts a panic of value v in what and reports n, the panics
+// since a call last went through, and whether it is news: the first of its
+// kind (what, v's type and text) since then, up to panicKinds of them. A
+// count alone logged a panic of another kind at DEBUG, behind the first.
+func (s *Store) newPanic(what string, v any) (n int64, news bool) {
+	kind := fmt.Sprintf("%s: %T %v", what, v, v)
+	s.panicMu.Lock()
+	defer s.panicMu.Unlock()
+	n = s.panics.Add(1)
+	if s.panicSeen[kind] || len(s.panicSeen) >= panicKinds {
+		return n, false
+	}
+	if s.panicSeen == nil {
+		s.panicSeen = map[string]bool{}
+	}
+	s.panicSeen[kind] = true
+	return n, true
 }
 
 // background runs op, an idempotent script call on a claim, in the
