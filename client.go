@@ -379,16 +379,22 @@ func cuttable[T any](ctx context.Context, log *slog.Logger, what string, call fu
 	go func() {
 		var o outcome
 		defer func() {
+			var stack string
 			if v := recover(); v != nil {
-				o.caught = v
-				keepPanicStack(ctx) // the caller's goroutine does not name the wrapper
+				o.caught, stack = v, string(debug.Stack())
 			}
 			mu.Lock()
 			gone := left
+			if !gone && o.caught != nil {
+				// Kept for the panic carried to the caller alone (whose
+				// goroutine does not name the wrapper): one logged here
+				// would have a panic carried later logged with its stack.
+				keepPanicStackAt(ctx, stack)
+			}
 			done <- o
 			mu.Unlock()
 			if gone && o.caught != nil && log != nil {
-				log.Error("panic recovered", "in", what, "panic", o.caught, "stack", string(debug.Stack()))
+				log.Error("panic recovered", "in", what, "panic", o.caught, "stack", stack)
 			}
 		}()
 		o.r = call()

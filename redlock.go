@@ -1176,6 +1176,13 @@ func keepPanicStack(ctx context.Context) {
 	}
 }
 
+// keepPanicStackAt is keepPanicStack with the stack taken already.
+func keepPanicStackAt(ctx context.Context, at string) {
+	if p, _ := ctx.Value(panicStackKey{}).(*panicStack); p != nil {
+		p.at.CompareAndSwap(nil, &at)
+	}
+}
+
 // or is the stack kept, else stack's.
 func (p *panicStack) or(stack func() []byte) string {
 	if at := p.at.Load(); at != nil {
