@@ -389,7 +389,7 @@ func cuttable[T any](ctx context.Context, log *slog.Logger, what string, call fu
 				// Kept for the panic carried to the caller alone (whose
 				// goroutine does not name the wrapper): one logged here
 				// would have a panic carried later logged with its stack.
-				keepPanicStackAt(ctx, stack)
+				keepPanicStackAt(ctx, o.caught, stack)
 			}
 			done <- o
 			mu.Unlock()

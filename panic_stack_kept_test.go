@@ -41,7 +41,7 @@ func TestLetGoPanicStackNotKept(t *testing.T) {
 	if carried != "carried call panicked" {
 		t.Fatalf("the call's panic reached its caller as %v", carried)
 	}
-	if stack := kept.or(func() []byte { return nil }); !strings.Contains(stack, "carriedCallPanics") {
+	if stack := kept.of(carried, func() []byte { return nil }); !strings.Contains(stack, "carriedCallPanics") {
 		t.Fatalf("the stack kept for the panic carried to the caller is not its own:\n%s", stack)
 	}
 }

@@ -1137,7 +1137,7 @@ func (p *firstPanic) recover() {
 // on the caller's goroutine.
 func (p *firstPanic) recoverIn(ctx context.Context) {
 	if v := recover(); v != nil {
-		keepPanicStack(ctx)
+		keepPanicStack(ctx, v)
 		p.keep(v)
 	}
 }
@@ -1153,13 +1153,25 @@ func (p *firstPanic) keep(v any) {
 // panicStackKey is the context key of a panicStack.
 type panicStackKey struct{}
 
-// panicStack is where the stack of the first panic recovered under a
-// context is kept (withPanicStack), by the goroutine that recovers it
+// panicStack is where the stacks of the panics recovered under a context
+// are kept (withPanicStack), each by the goroutine that recovers it first
 // before carrying it on to its caller's (cuttable, a guarded batch's slot
 // groups): the stack taken where it is logged at last does not name the
-// client wrapper that panicked. Atomic: a call let go at its bound may still
-// panic.
-type panicStack struct{ at atomic.Pointer[string] }
+// client wrapper that panicked. Each is kept with its panic: of several
+// (a guarded batch's slot groups), the one carried on is the first to
+// reach the batch, not always the first recovered.
+type panicStack struct {
+	mu   sync.Mutex
+	kept []keptPanic
+}
+
+type keptPanic struct {
+	v     any
+	stack string
+}
+
+// keptPanics bounds the stacks a panicStack keeps.
+const keptPanics = 16
 
 // withPanicStack returns ctx carrying a new panicStack.
 func withPanicStack(ctx context.Context) (context.Context, *panicStack) {
@@ -1167,28 +1179,68 @@ func withPanicStack(ctx context.Context) (context.Context, *panicStack) {
 	return context.WithValue(ctx, panicStackKey{}, p), p
 }
 
-// keepPanicStack keeps this goroutine's stack in ctx's panicStack, if it
-// has one and none was kept; called where a panic was recovered.
-func keepPanicStack(ctx context.Context) {
-	if p, _ := ctx.Value(panicStackKey{}).(*panicStack); p != nil && p.at.Load() == nil {
-		at := string(debug.Stack())
-		p.at.CompareAndSwap(nil, &at)
+// keepPanicStack keeps this goroutine's stack for panic v in ctx's
+// panicStack, if it has one and none was kept for v; called where v was
+// recovered.
+func keepPanicStack(ctx context.Context, v any) {
+	if p, _ := ctx.Value(panicStackKey{}).(*panicStack); p != nil && !p.has(v) {
+		p.keep(v, string(debug.Stack()))
 	}
 }
 
 // keepPanicStackAt is keepPanicStack with the stack taken already.
-func keepPanicStackAt(ctx context.Context, at string) {
+func keepPanicStackAt(ctx context.Context, v any, at string) {
 	if p, _ := ctx.Value(panicStackKey{}).(*panicStack); p != nil {
-		p.at.CompareAndSwap(nil, &at)
+		p.keep(v, at)
 	}
 }
 
-// or is the stack kept, else stack's.
-func (p *panicStack) or(stack func() []byte) string {
-	if at := p.at.Load(); at != nil {
-		return *at
+func (p *panicStack) has(v any) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range p.kept {
+		if samePanic(k.v, v) {
+			return true
+		}
 	}
+	return false
+}
+
+func (p *panicStack) keep(v any, stack string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range p.kept {
+		if samePanic(k.v, v) {
+			return // the first recovered is where it was raised
+		}
+	}
+	if len(p.kept) < keptPanics {
+		p.kept = append(p.kept, keptPanic{v, stack})
+	}
+}
+
+// of is the stack kept for panic v, else stack's.
+func (p *panicStack) of(v any, stack func() []byte) string {
+	p.mu.Lock()
+	for _, k := range p.kept {
+		if samePanic(k.v, v) {
+			p.mu.Unlock()
+			return k.stack
+		}
+	}
+	p.mu.Unlock()
 	return string(stack())
+}
+
+// samePanic reports whether a and b are the same panic value: false for
+// values Go cannot compare (whose == panics).
+func samePanic(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
 
 // errNodeTimeout ends a RedLock node's call at its node timeout (or the

@@ -751,7 +751,7 @@ func (w *watchdog) unpanicked(ctx context.Context, f func(context.Context) []ren
 			ok = false
 			var record func()
 			if n, news := w.newPanic(v); news {
-				stack := kept.or(debug.Stack)
+				stack := kept.of(v, debug.Stack)
 				record = func() { w.log.Error("panic recovered", "in", renewingLocks, "panic", v, "stack", stack) }
 			} else {
 				record = func() { w.log.Debug("panic recovered again", "in", renewingLocks, "panic", v, "panics", n) }
