@@ -213,7 +213,9 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 // scriptACLHint says what to grant when the server refused the inspection
 // of key: Redis's refusals name neither the command nor the key. The command
 // a read-only user lacks is TIME, which the script runs to judge leases and
-// deadlines by the server's clock and which no @read grants; the keys a
+// deadlines by the server's clock and which no @read grants (nor the
+// script's own commands: EVALSHA_RO, and EVAL_RO that sends it to a server
+// that has not cached it); the keys a
 // user granted the locks' names lacks are those a lock keeps beside its
 // own, whose names do not begin with the lock's.
 func scriptACLHint(err error, key string, cluster bool) string {
@@ -224,7 +226,7 @@ func scriptACLHint(err error, key string, cluster bool) string {
 	msg := re.Error()
 	switch {
 	case strings.Contains(msg, "can't run this command") || strings.Contains(msg, "'time' command"):
-		return " (the inspect script reads with @read commands and TIME, which @read does not grant: give the user +time, and +evalsha_ro for the script)"
+		return " (the inspect script reads with @read commands and TIME, which @read does not grant: give the user +time, and +evalsha_ro +eval_ro for the script)"
 	case strings.Contains(msg, "access one of the keys") || strings.Contains(msg, "can't access at least one of the keys"):
 		k := layout.For(key, cluster)
 		var names []string

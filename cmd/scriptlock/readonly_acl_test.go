@@ -20,7 +20,7 @@ func TestReadOnlyUserTold(t *testing.T) {
 	node := redistest.Server(t, redistest.WithArgs(
 		"--user", "reader", "on", ">pw", "~*", "&*", "+@read", "+@scripting", "-@write",
 		// docs/operations.md's read-only operator user.
-		"--user", "ops-ro", "on", ">pw", "~*", "&*", "+@read", "+evalsha_ro", "+time", "+subscribe", "+psubscribe", "+ssubscribe",
+		"--user", "ops-ro", "on", ">pw", "~*", "&*", "+@read", "+evalsha_ro", "+eval_ro", "+time", "+subscribe", "+psubscribe", "+ssubscribe",
 		"+unsubscribe", "+punsubscribe", "+sunsubscribe", "+pubsub|numsub", "+pubsub|shardnumsub"))
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// The read-only operator user docs/operations.md gives reads on a server
+// that has not cached the inspect script yet (its first use, a restart, a
+// failover to a replica that never ran it): the script is then sent whole,
+// EVAL_RO after EVALSHA_RO's NOSCRIPT, which that user must be granted too.
+func TestReadOnlyUserFreshServer(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user []string
+	for _, l := range strings.Split(string(doc), "\n") {
+		if rest, ok := strings.CutPrefix(l, "ACL SETUSER "); ok {
+			user = strings.Fields(strings.ReplaceAll(rest, ">PASSWORD", ">pw"))
+		}
+	}
+	if len(user) == 0 || user[0] != "ops-ro" {
+		t.Fatalf("docs/operations.md gives no ACL SETUSER ops-ro line: %q", user)
+	}
+	node := redistest.Server(t, redistest.WithArgs(append([]string{"--user"}, user...)...))
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, node.Client(t), prefix)
+	heldMutex(t, ctx, c, "order:1", "holder")
+	ro := deployment{url: "redis://ops-ro:pw@" + node.Addr}
+	for _, args := range [][]string{{"inspect", "order:1"}, {"list"}} {
+		node.Do(t, "SCRIPT", "FLUSH")
+		if r := cli(ctx, ro, "", append([]string{"--key-prefix", prefix}, args...)...); r.code != exitOK || !strings.Contains(r.out, "order:1") {
+			t.Errorf("%s by the documented read-only user, the script not cached: exit %d\n%s%s", args[0], r.code, r.out, r.errOut)
+		}
+	}
+}
