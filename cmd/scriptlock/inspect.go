@@ -227,7 +227,11 @@ func scriptACLHint(err error, key string, cluster bool) string {
 	switch {
 	case strings.Contains(msg, "can't run this command") || strings.Contains(msg, "'time' command"):
 		return " (the inspect script reads with @read commands and TIME, which @read does not grant: give the user +time, and +evalsha_ro +eval_ro for the script)"
-	case strings.Contains(msg, "access one of the keys") || strings.Contains(msg, "can't access at least one of the keys"):
+	// Redis 7.0 says "access one of the keys" (EVALSHA_RO's keys) or "can't
+	// access at least one of the keys" (a key the script builds); 7.2 and
+	// later "No permissions to access a key" for both.
+	case strings.Contains(msg, "access one of the keys") || strings.Contains(msg, "can't access at least one of the keys") ||
+		strings.Contains(msg, "No permissions to access a key"):
 		k := layout.For(key, cluster)
 		var names []string
 		for _, n := range []string{k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.FairQueue, k.FairTimeouts, k.LockWaiters,

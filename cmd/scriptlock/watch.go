@@ -219,14 +219,16 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 // isNoPerm reports whether err is the server's ACL refusal, which does not
 // pass as a lost connection or a failover does: NOPERM, or, inside a script
 // (a command the script calls, a key it builds), Redis's "The user executing
-// the script can't ..." (an ERR before Redis 7.2).
+// the script can't ..." (an ERR before Redis 7.2), or from Redis 7.2 "ERR ACL
+// failure in script: ...".
 func isNoPerm(err error) bool {
 	var re *rueidis.RedisError
 	if !errors.As(err, &re) {
 		return false
 	}
 	msg := re.Error()
-	return strings.HasPrefix(msg, "NOPERM") || strings.Contains(msg, "The user executing the script can't")
+	return strings.HasPrefix(msg, "NOPERM") || strings.Contains(msg, "The user executing the script can't") ||
+		strings.Contains(msg, "ACL failure in script")
 }
 
 // summary is a one-line description of what watch follows: who holds (and
