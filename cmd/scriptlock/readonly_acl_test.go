@@ -17,11 +17,8 @@ import (
 // it refuses before anything changes.
 func TestReadOnlyUserTold(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t, redistest.WithArgs(
-		"--user", "reader", "on", ">pw", "~*", "&*", "+@read", "+@scripting", "-@write",
-		// docs/operations.md's read-only operator user.
-		"--user", "ops-ro", "on", ">pw", "~*", "&*", "+@read", "+evalsha_ro", "+eval_ro", "+time", "+subscribe", "+psubscribe", "+ssubscribe",
-		"+unsubscribe", "+punsubscribe", "+sunsubscribe", "+pubsub|numsub", "+pubsub|shardnumsub"))
+	node := redistest.Server(t, redistest.WithArgs("--user", "reader", "on", ">pw", "~*", "&*", "+@read", "+@scripting", "-@write"),
+		docsReadOnlyUser(t))
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)
 	c := newClient(t, node.Client(t), prefix)
