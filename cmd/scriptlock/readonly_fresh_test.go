@@ -73,3 +73,21 @@ func TestReadOnlyUserCluster(t *testing.T) {
 		t.Errorf("watch on a Cluster by the documented read-only user: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 }
+
+// The documented read-only user reads through Sentinel too: the client asks
+// the primary Sentinel names for its ROLE before it uses it, which no @read
+// grants.
+func TestReadOnlyUserSentinel(t *testing.T) {
+	t.Parallel()
+	s := redistest.Sentinel(t, docsReadOnlyUser(t))
+	ctx := testCtx(t, 60*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, s.Client(t), prefix)
+	heldMutex(t, ctx, c, "order:1", "holder")
+	ro := deployment{url: "redis://ops-ro:pw@" + s.Addrs[0] + "?addr=" + strings.Join(s.Addrs[1:], "&addr=") + "&master_set=" + redistest.SentinelMaster}
+	for _, args := range [][]string{{"inspect", "order:1"}, {"list"}} {
+		if r := cli(ctx, ro, "", append([]string{"--key-prefix", prefix}, args...)...); r.code != exitOK || !strings.Contains(r.out, "order:1") {
+			t.Errorf("%s through Sentinel by the documented read-only user: exit %d\n%s%s", args[0], r.code, r.out, r.errOut)
+		}
+	}
+}
