@@ -263,7 +263,9 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.subs.panicked = c.callPanicked
 	c.wd = newWatchdog(rc, c.lostLater, c.renewed, c.renewalSent, c.renewalDone)
-	c.wd.onUnknown = func(h *hold) { c.unknownSent(holdID(h.key, h.field), h.lease) }
+	c.wd.onUnknown = func(h *hold, sent time.Time) {
+		c.unknownSent(h, holdID(h.key, h.field), h.lease, lossDeadline(sent, h.lease))
+	}
 	c.rep = newReporter(c.log)
 	c.wd.obs, c.wd.log, c.wd.rep = cfg.observer, c.log, c.rep
 	c.wd.replicas, c.wd.sendGuarded, c.wd.nodeOf = c.replicasNow, c.sendGuardedBatch, c.nodeOf

@@ -148,7 +148,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 			if unknown {
 				c.leaseUnknown(h, lease, at)
 				if token == 0 {
-					c.unknownSent(holdID(h.key, field), lease)
+					c.unknownSent(h, holdID(h.key, field), lease, at)
 				}
 			}
 		}()
@@ -282,13 +282,16 @@ type unknownExtend struct {
 	until time.Time
 }
 
-// unknownSent records an Extend or watchdog renewal with lease, of unknown
-// outcome, whose script names the owner's field id, not the hold (a hold without a token:
-// see hold.renewToken): it may run after the hold has ended, on a hold the
-// owner takes since, and set its lease there. Such a hold registered within
-// unknownKeep counts with that lease as one of its own Extends of unknown
-// outcome (see grant, leaseUnknown).
-func (c *Client) unknownSent(id holdKey, lease time.Duration) {
+// unknownSent records an Extend or watchdog renewal of h with lease, of
+// unknown outcome (its loss deadline at, from its sending), whose script
+// names the owner's field id, not the hold (a hold without a token: see
+// hold.renewToken): it may run after h has ended, on a hold the owner takes
+// since, and set its lease there. Such a hold registered within unknownKeep
+// counts with that lease as one of its own Extends of unknown outcome (see
+// grant, leaseUnknown); so does one registered while the call was in flight,
+// which its bound alone (extending, the watchdog's orphans) left free to
+// move past that lease once the call was over.
+func (c *Client) unknownSent(h *hold, id holdKey, lease time.Duration, at time.Time) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -306,6 +309,9 @@ func (c *Client) unknownSent(id holdKey, lease time.Duration) {
 	}
 	u.until = now.Add(unknownKeep)
 	c.unsent[id] = u
+	if next := c.holds[id]; next != nil && next != h {
+		c.leaseUnknown(next, lease, at) // lock order: c.mu before h.mu
+	}
 }
 
 // unknownOf is the lease of an Extend of unknown outcome that may still set

@@ -27,9 +27,10 @@ type watchdog struct {
 	onSend    func(*hold, time.Time) // a renewal of the hold is about to be sent
 	onDone    func(*hold)            // that renewal's reply is in (or it failed)
 	// onUnknown: a renewal of the hold that names no token (see
-	// hold.renewToken) failed without an answer, and may still run on a
-	// newer hold of the owner (see Client.unknownSent). Nil: none.
-	onUnknown func(*hold)
+	// hold.renewToken), sent at the time given, failed without an answer,
+	// and may still run on a newer hold of the owner (see
+	// Client.unknownSent). Nil: none.
+	onUnknown func(*hold, time.Time)
 	obs       Observer     // nil: none
 	log       *slog.Logger // for a panicking Observer
 	// rep delivers the reports of the rounds (their losses' log records
@@ -440,7 +441,7 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	if w.onUnknown != nil {
 		for i, r := range batch {
 			if err := replies[i].err; err != nil && unknownOutcome(err) && r.h.renewToken() == 0 {
-				w.onUnknown(r.h)
+				w.onUnknown(r.h, now)
 			}
 		}
 	}
