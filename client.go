@@ -142,6 +142,11 @@ type Client struct {
 	// unknown outcome whose script names the owner, not the hold (see
 	// unknownSent). Guarded by mu.
 	unsent map[holdKey]unknownExtend
+	// unsentOrder lists unsent's records as made, oldest first, for their
+	// removal once run out (see pruneUnsentLocked). Guarded by mu.
+	unsentOrder []unsentAt
+	// unknownKeepFor, when set (by tests only), replaces unknownKeep.
+	unknownKeepFor time.Duration
 	// forcing marks, per lock key, this Client's ForceUnlocks in flight and
 	// the last forceSeq drawn as one of them began or ended; a grant whose
 	// attempt one may have deleted is given back (see forcedSince). Guarded

@@ -282,6 +282,19 @@ type unknownExtend struct {
 	until time.Time
 }
 
+// unsentAt is a record of unsent as made (its id and until then), in
+// Client.unsentOrder: oldest first, as until grows with each record.
+type unsentAt struct {
+	id    holdKey
+	until time.Time
+}
+
+// unsentPrune is how many records run out a call that takes c.mu (a record,
+// a grant) removes at most: the work of a round of many holds' records is
+// spread over the calls after their minute, not done by one of them while
+// every Lock and Unlock waits.
+const unsentPrune = 8
+
 // unknownSent records an Extend or watchdog renewal of h with lease, of
 // unknown outcome (its loss deadline at, from its sending), whose script
 // names the owner's field id, not the hold (a hold without a token: see
@@ -292,37 +305,61 @@ type unknownExtend struct {
 // which its bound alone (extending, the watchdog's orphans) left free to
 // move past that lease once the call was over.
 func (c *Client) unknownSent(h *hold, id holdKey, lease time.Duration, at time.Time) {
-	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := time.Now() // under c.mu: unsentOrder stays in order
+	c.pruneUnsentLocked(now)
 	if c.unsent == nil {
 		c.unsent = map[holdKey]unknownExtend{}
-	}
-	for k, u := range c.unsent {
-		if !now.Before(u.until) {
-			delete(c.unsent, k) // few: Extends of unknown outcome alone
-		}
 	}
 	u, ok := c.unsent[id]
 	if !ok || lease < u.lease {
 		u.lease = lease
 	}
-	u.until = now.Add(unknownKeep)
+	u.until = c.unknownKept(now)
 	c.unsent[id] = u
+	c.unsentOrder = append(c.unsentOrder, unsentAt{id, u.until})
 	if next := c.holds[id]; next != nil && next != h {
 		c.leaseUnknown(next, lease, at) // lock order: c.mu before h.mu
+	}
+}
+
+// unknownKept is until when a record made at now bounds the owner's holds.
+func (c *Client) unknownKept(now time.Time) time.Time {
+	if c.unknownKeepFor > 0 {
+		return now.Add(c.unknownKeepFor)
+	}
+	return now.Add(unknownKeep)
+}
+
+// pruneUnsentLocked removes up to unsentPrune records of unsent run out by
+// now, oldest first: each owner's record goes a minute after its last call,
+// whether or not the owner locks again (an owner per request never does);
+// c.mu held.
+func (c *Client) pruneUnsentLocked(now time.Time) {
+	for n := 0; n < unsentPrune && len(c.unsentOrder) > 0 && !now.Before(c.unsentOrder[0].until); n++ {
+		e := c.unsentOrder[0]
+		c.unsentOrder[0] = unsentAt{}
+		c.unsentOrder = c.unsentOrder[1:]
+		if u, ok := c.unsent[e.id]; ok && u.until.Equal(e.until) {
+			delete(c.unsent, e.id) // not recorded again since
+		}
+	}
+	if len(c.unsentOrder) == 0 {
+		c.unsentOrder, c.unsent = nil, nil // their arrays too
 	}
 }
 
 // unknownOf is the lease of an Extend of unknown outcome that may still set
 // the lease of a hold of id registered now (0: none); c.mu held.
 func (c *Client) unknownOf(id holdKey) time.Duration {
-	u, ok := c.unsent[id]
-	if !ok {
+	if len(c.unsent) == 0 {
 		return 0
 	}
-	if !time.Now().Before(u.until) {
-		delete(c.unsent, id)
+	now := time.Now()
+	c.pruneUnsentLocked(now)
+	u, ok := c.unsent[id]
+	if !ok || !now.Before(u.until) {
 		return 0
 	}
 	return u.lease
