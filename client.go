@@ -1537,12 +1537,19 @@ wait:
 // nodes whose addresses are in fresh are asked again whatever was kept
 // (unless paused, or asked already: the answer of an INFO in flight is as
 // fresh), and what they tell kept. With force, nodes paused are asked too
-// (the caller knows they answer).
-func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) (map[string]string, map[string]error, bool) {
+// (the caller knows they answer). until is when the first of the run_ids
+// returned stops being kept (zero: none returned): a server replaced since
+// is asked no sooner.
+func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) (ids map[string]string, refused map[string]error, known bool, until time.Time) {
 	nodes := c.rc.Nodes() // a map of its own (sharedDial): those paused are taken out
-	ids := make(map[string]string, len(nodes))
-	refused := map[string]error{}
+	ids = make(map[string]string, len(nodes))
+	refused = map[string]error{}
 	now := time.Now()
+	kept := func(u time.Time) {
+		if until.IsZero() || u.Before(until) {
+			until = u
+		}
+	}
 	paused := 0 // nodes not asked now
 	keep := runIDKeep
 	if c.runKeep > 0 {
@@ -1554,6 +1561,7 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 	for addr, n := range nodes {
 		if k, ok := c.runIDsOf[addr]; ok && now.Before(k.until) && !fresh[addr] {
 			ids[addr] = k.id
+			kept(k.until)
 			if k.refused != nil {
 				refused[addr] = k.refused
 			}
@@ -1575,7 +1583,7 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 	}
 	c.runMu.Unlock()
 	if len(asks) == 0 {
-		return ids, refused, paused == 0
+		return ids, refused, paused == 0, until
 	}
 	// Asked at once, and not waited for past ctx: a call held in rueidis's
 	// opening of a connection does not watch it (see callBounded). Each
@@ -1602,6 +1610,7 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 		case <-a.done:
 			if a.ok {
 				ids[addr] = a.id
+				kept(a.until)
 			}
 			if a.refused != nil {
 				refused[addr] = a.refused
@@ -1635,7 +1644,7 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 		}
 	}
 	c.runMu.Unlock()
-	return ids, refused, len(ids) == len(nodes) && paused == 0
+	return ids, refused, len(ids) == len(nodes) && paused == 0, until
 }
 
 // runAsking is an INFO server in flight to a node (runIDs), which the
@@ -1647,7 +1656,8 @@ type runAsking struct {
 	done    chan struct{}
 	waiting int // calls waiting for it; guarded by Client.runMu
 	id      string
-	ok      bool // told (or refused INFO for good: id "")
+	ok      bool      // told (or refused INFO for good: id "")
+	until   time.Time // when ok: until when the answer is kept
 	// refused: the node's refusal of INFO (an ACL without it: NOPERM),
 	// which leaves it not compared; ok unless it refused the Client's
 	// password (NOAUTH, WRONGPASS), which a rotation under way gives only
@@ -1671,7 +1681,8 @@ func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *run
 			if c.runIDsOf == nil {
 				c.runIDsOf = map[string]keptRunID{}
 			}
-			c.runIDsOf[a.addr] = keptRunID{a.id, a.refused, time.Now().Add(keep)}
+			a.until = time.Now().Add(keep)
+			c.runIDsOf[a.addr] = keptRunID{a.id, a.refused, a.until}
 			delete(c.runAsk, a.addr)
 		}
 		if c.runAsked[a.addr] == a {

@@ -590,6 +590,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 	ids := make([]map[string]string, len(r.nodes))
 	refused := make([]map[string]error, len(r.nodes))
 	known := make([]bool, len(r.nodes))
+	untils := make([]time.Time, len(r.nodes))
 	var caught firstPanic
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
@@ -602,7 +603,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 		go func() {
 			defer wg.Done()
 			defer caught.recover() // goes on on the check's goroutine
-			ids[i], refused[i], known[i] = m.c.runIDs(ctx, fresh[i], force != nil && force[i])
+			ids[i], refused[i], known[i], untils[i] = m.c.runIDs(ctx, fresh[i], force != nil && force[i])
 		}()
 	}
 	wg.Wait()
@@ -653,19 +654,21 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 		}
 	}
 	if len(unknown) == 0 {
-		// Good while the run_ids read are kept: the Clients keep none of
-		// them past begun + keep, so a check after then asks the servers.
-		keep := time.Duration(0)
-		for _, m := range r.nodes {
-			k := runIDKeep
-			if m.c.runKeep > 0 {
-				k = m.c.runKeep
-			}
-			if keep == 0 || k < keep {
-				keep = k
+		// Good while the run_ids read are kept: once the first runs out,
+		// a check asks its server again. Some may have been kept for a
+		// while before this check (another RedLock over the Client asked
+		// them): counted from their asking, not from this check.
+		var until time.Time
+		for _, u := range untils {
+			if !u.IsZero() && (until.IsZero() || u.Before(until)) {
+				until = u
 			}
 		}
-		r.checkedUntil.Store(monoNanos(begun.Add(keep)))
+		if until.IsZero() {
+			// None read (every node's Client closed): asked again next time.
+			until = begun
+		}
+		r.checkedUntil.Store(monoNanos(until))
 	}
 	return unknown, nil
 }
