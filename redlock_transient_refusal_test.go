@@ -26,7 +26,7 @@ func TestRedLockTransientRefusalOnMajority(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := nodes[i].Do(t, "CONFIG", "SET", "dir", dir).Error(); err != nil {
-			t.Skipf("CONFIG SET dir: %v", err)
+			t.Fatalf("CONFIG SET dir: %v", err)
 		}
 	}
 	if err := os.RemoveAll(gone); err != nil {
