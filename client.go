@@ -173,6 +173,9 @@ type Client struct {
 	isClosing   atomic.Bool
 
 	guard guardState
+	// panicPaths counts the panics (a client wrapper's) of the Client's own
+	// goroutines that repeat on their own (see panicPath).
+	panicPaths struct{ eviction, replicas, subscription panicPath }
 
 	// runIDs: the run_id (INFO server) of each node of the Client's
 	// deployment that told it, by address ("" for a node that refused
@@ -267,6 +270,8 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.releases.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.subs.panicked = c.callPanicked
+	c.subs.panics = &c.panicPaths.subscription
+	c.guard.evictionEvery = evictionRefresh
 	c.wd = newWatchdog(rc, c.lostLater, c.renewed, c.renewalSent, c.renewalDone)
 	c.wd.onUnknown = func(h *hold, sent time.Time) {
 		c.unknownSent(h, holdID(h.key, h.field), h.lease, lossDeadline(sent, h.lease))
@@ -1024,6 +1029,9 @@ type guardState struct {
 	// its looks.
 	evictionStarted atomic.Bool
 	evictionChecks  atomic.Int64
+	// evictionEvery is how often the look is made again (evictionRefresh;
+	// shorter in tests).
+	evictionEvery time.Duration
 	// uncountedWarned: the log was warned that a node refused the count's
 	// INFO (warnUncounted).
 	uncountedWarned atomic.Bool
@@ -1435,6 +1443,7 @@ func (c *Client) countReplicasFor(ctx context.Context, key string, own chan<- sl
 	if cluster {
 		counts = map[string]int{}
 	}
+	seen := c.panicPaths.replicas.begin()
 	nodes := c.nodesOf(countingReplicas) // on the count's goroutine (countFor, refreshOlder)
 	answers := c.askInfo(ctx, nodes)
 	var owners []slotOwner     // the slot map, once read
@@ -1516,6 +1525,9 @@ wait:
 			}
 			shards = append(shards, slotReplicas{start: o.start, end: o.end, replicas: int32(k)})
 		}
+	}
+	if answered {
+		c.panicPaths.replicas.ended(seen) // unless a call of this count panicked
 	}
 	return max(least, 0), shards, counts, owners, answered
 }
@@ -1781,12 +1793,52 @@ func (c *Client) callPanicked(what string, v any) error {
 // was recovered first.
 func (c *Client) callPanickedAt(what string, v any, stack string) error {
 	record := func() { c.log.Error("panic recovered", "in", what, "panic", v, "stack", stack) }
+	if p := c.panicPathOf(what); p != nil {
+		if n := p.n.Add(1); n > 1 {
+			record = func() { c.log.Debug("panic recovered again", "in", what, "panic", v, "panics", n) }
+		}
+	}
 	if c.rep != nil {
 		c.rep.logLater(record)
 	} else {
 		record()
 	}
 	return fmt.Errorf("%w: %v", errCallPanicked, v)
+}
+
+// panicPath counts the panics of one path of the Client's own goroutines
+// that runs again on its own (the eviction-policy check every minute on
+// every node, the replica count at every acquisition while none could be
+// taken, a wait's subscription at every attempt) since a run of it last
+// went through without one: the first is logged at ERROR with its stack,
+// the others at DEBUG (callPanickedAt). A wrapper that panics at every
+// call logged an ERROR at every run.
+type panicPath struct{ n atomic.Int64 }
+
+// begin is taken as a run of the path starts, for ended.
+func (p *panicPath) begin() int64 { return p.n.Load() }
+
+// ended is called as a run that began at seen ends without a panic of its
+// own: when no run of the path panicked since seen either, the path went
+// through, and its next panic is news again.
+func (p *panicPath) ended(seen int64) {
+	if seen != 0 {
+		p.n.CompareAndSwap(seen, 0)
+	}
+}
+
+// panicPathOf is the path a panic logged in what counts in; nil: every
+// panic is logged at ERROR.
+func (c *Client) panicPathOf(what string) *panicPath {
+	switch what {
+	case checkingEviction:
+		return &c.panicPaths.eviction
+	case countingReplicas:
+		return &c.panicPaths.replicas
+	case waitSubscription:
+		return &c.panicPaths.subscription
+	}
+	return nil
 }
 
 // nodesOf is the client's nodes (Nodes) on a goroutine of the Client's

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -106,20 +107,24 @@ func (c *Client) checkEviction() {
 		return
 	}
 	c.background(func() {
-		t := time.NewTicker(evictionRefresh)
+		t := time.NewTicker(g.evictionEvery)
 		defer t.Stop()
 		for {
+			seen := c.panicPaths.eviction.begin()
+			var panicked atomic.Bool
 			// Every node at once, each within its own bound: a frozen node
 			// must not keep the others' policies from being read.
 			ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			var wg sync.WaitGroup
-			for _, n := range c.nodesOf(checkingEviction) {
+			nodes := c.nodesOf(checkingEviction)
+			for _, n := range nodes {
 				wg.Go(func() {
 					// A panic of the call (a client wrapper's) has no
 					// caller to reach: logged, as a node that did not
 					// answer.
 					defer func() {
 						if v := recover(); v != nil {
+							panicked.Store(true)
 							_ = c.callPanicked(checkingEviction, v)
 						}
 					}()
@@ -131,6 +136,9 @@ func (c *Client) checkEviction() {
 			}
 			wg.Wait()
 			cancel()
+			if nodes != nil && !panicked.Load() {
+				c.panicPaths.eviction.ended(seen)
+			}
 			g.evictionChecks.Add(1)
 			select {
 			case <-c.ctx.Done():

@@ -27,6 +27,9 @@ type subscriptions struct {
 	rc       rueidis.Client
 	id       string // the Client's id: names its own wake channels
 	sharded  func() bool
+	// panics counts the panics logged in waitSubscription (see panicPath);
+	// nil: none counted.
+	panics *panicPath
 	// onFail is called when the server refuses a sharded subscribe; it
 	// reports whether the Client switched to plain pub/sub (it does unless
 	// forced onto sharded pub/sub).
@@ -398,9 +401,16 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 		// A panic of the client (a client wrapper's) has no caller to
 		// reach: logged, the subscription ends as one that failed, and
 		// its waiters call again.
+		var seen int64
+		if s.panics != nil {
+			seen = s.panics.begin()
+		}
 		err := s.unpanicked(func() error {
 			return s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
 		})
+		if s.panics != nil && !errors.Is(err, errCallPanicked) {
+			s.panics.ended(seen)
+		}
 		if ctx.Err() != nil {
 			// Ended by its context (Close, or unsubscribe): rueidis stops
 			// listening but leaves the subscription on the server, on a
@@ -436,13 +446,16 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	return cs
 }
 
+// waitSubscription is what a panic logged in a wait's subscription was in.
+const waitSubscription = "a wait's subscription"
+
 // unpanicked runs f, a call of the subscriptions' goroutines, and returns
 // its error, or one for its panic (a client wrapper's), logged (panicked).
 func (s *subscriptions) unpanicked(f func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if s.panicked != nil {
-				err = s.panicked("a wait's subscription", v)
+				err = s.panicked(waitSubscription, v)
 				return
 			}
 			err = fmt.Errorf("%w: %v", errCallPanicked, v)
