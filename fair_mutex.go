@@ -285,9 +285,13 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	rem := max(msDuration(res.Value), 0)
 	// Calling again every third of the waiter timeout keeps our place; the
 	// first in line also wakes when the holder's lease ends, in case the
-	// holder died.
+	// holder died. In Redisson's protocol every queued waiter's reply is the
+	// time until the score before its own passes (when a dead waiter ahead
+	// is evicted), and Redisson's waiters sleep that long: ours wake then
+	// too, or a dead Java head would hold them up to a third of the waiter
+	// timeout longer than it holds up a Redisson waiter.
 	sleep := f.waiterTimeout / 3
-	if res.Head == 1 && rem > 0 {
+	if (res.Head == 1 || f.threadWait > 0) && rem > 0 {
 		sleep = min(sleep, rem)
 	}
 	// Redisson's queue protocol answers the lease as PTTL reads it, no expiry

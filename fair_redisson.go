@@ -27,8 +27,9 @@ const DefaultRedissonThreadWaitTime = 5 * time.Minute
 // and a waiter that died is evicted only when its score passes, up to
 // threadWaitTime times its place in the queue later: WithWaiterTimeout does
 // not bound that, but still sets how often a Go waiter calls Redis again
-// while it waits (every third of it, sooner when first in line and the
-// holder's lease ends first). Without this option FairMutex keeps its own
+// while it waits (every third of it, sooner when its reply says the waiter
+// ahead of it, or the holder's lease for the first in line, ends first, as
+// a Redisson waiter calls again then). Without this option FairMutex keeps its own
 // queue under keys Redisson never reads (see FairMutex). For FairMutex only.
 func WithRedissonFairQueue(threadWaitTime time.Duration) SharedOption {
 	return sharedOption{"WithRedissonFairQueue", kindFairMutex, func(c *config) {
