@@ -54,7 +54,9 @@ func (c *config) waiterTTL() time.Duration {
 // (redisson_lock_queue:{name}) gives its scores another meaning, so Java and
 // Go waiters on one name are not ordered with each other, and hand-offs
 // between them wait for a poll (at most a third of the waiter timeout)
-// instead of a message. For fleets where Java services queue on the same
+// instead of a message (a Java RLock holder's unlock does reach the first
+// waiter in line: it listens on Redisson's channel while such a holder
+// holds, as a Mutex waiter does). For fleets where Java services queue on the same
 // name, WithRedissonFairQueue switches the handle to Redisson's queue
 // protocol, at Redisson's costs.
 //
@@ -299,7 +301,9 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	if res.Head == 1 && res.Value == 0 && f.threadWait > 0 {
 		sleep = time.Millisecond
 	}
-	return attempt{queued: enqueue, remaining: rem, sleep: sleep}, acked, nil
+	// A Redisson RLock holder's release sends "0" on the lock's channel
+	// alone, which the head listens for while such a holder holds.
+	return attempt{queued: enqueue, remaining: rem, sleep: sleep, foreign: res.Foreign}, acked, nil
 }
 
 // releasesLast: FairReleaseLast serves the scriptlock queue protocol only.

@@ -78,7 +78,7 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (fairReply, error) {
 	if f.threadWait > 0 {
 		r, err := generated.DecodeFairRedissonAcquire(reply)
-		return fairReply(r), err
+		return fairReply{Status: r.Status, Value: r.Value, Head: r.Head}, err
 	}
 	r, err := generated.DecodeFairAcquire(reply)
 	return decodeFairAcquire(r), err
@@ -89,7 +89,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence,
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
-		return fairReply(r), err
+		return fairReply{Status: r.Status, Value: r.Value, Head: r.Head}, err
 	}
 	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
 		serverLease, field, f.ctlFor(wait != 0, rewake), publish)
@@ -99,8 +99,12 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 // fairReply is an acquisition attempt's reply in either queue protocol, in
 // the shape of Redisson's: status 1 acquired (value: the fencing token), 2
 // re-entered, 0 refused (value: the holder's remaining lease in ms; head 1
-// when the caller is first in line).
-type fairReply struct{ Status, Value, Head int64 }
+// when the caller is first in line; foreign, our protocol's head only: the
+// holder is not a scriptlock client).
+type fairReply struct {
+	Status, Value, Head int64
+	Foreign             bool
+}
 
 // decodeFairAcquire unpacks FairAcquire's single-integer reply.
 func decodeFairAcquire(r int64) fairReply {
@@ -111,7 +115,7 @@ func decodeFairAcquire(r int64) fairReply {
 		return fairReply{Status: 2}
 	}
 	x := -1 - r
-	return fairReply{Value: x >> 1, Head: x & 1}
+	return fairReply{Value: x >> 2, Head: x & 1, Foreign: x&2 != 0}
 }
 
 // cancelCall takes field out of the queue; repeat: an earlier attempt of

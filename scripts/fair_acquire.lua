@@ -22,9 +22,13 @@
 -- and the queue keys expire no sooner than that deadline.
 -- The reply is one integer (a table reply costs Redis and the client more
 -- than the work saved): > 0 acquired, the value is the fencing token; 0
--- re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
+-- re-entered; < 0 not acquired, -1 - reply = 4 * ttl + 2 * foreign + head, where ttl is the
 -- lock's remaining lease in ms (0 when free but others are ahead, or held
--- without expiry; at least 1 while an expiry is set) and head is 1 when the caller is first in the queue.
+-- without expiry; at least 1 while an expiry is set), head is 1 when the caller is first in the queue,
+-- and foreign is 1 when the caller is first and the holder is not a
+-- scriptlock client (a field that is not "<version-8 UUID>:owner", as
+-- MutexAcquire tells it): a Redisson RLock holder releases with Redisson's
+-- "0" on the lock's channel alone, which the head then listens for too.
 -- A held lock whose hash has a mode field is a read-write lock's (an RWMutex
 -- or Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX
 -- and changes nothing. The re-entry check reads that field with the
@@ -234,4 +238,12 @@ elseif ttl == 0 then
   -- the head sleeps a third of the waiter timeout.
   ttl = 1
 end
-return -1 - (2 * ttl + first)
+-- Only the head can take the lock next: only its refusal reads the holder.
+local foreign = 0
+if first == 1 and ttl > 0 then
+  local f = redis.call('hkeys', KEYS[1])[1]
+  if f and not (string.byte(f, 15) == 56 and string.byte(f, 37) == 58) then
+    foreign = 2
+  end
+end
+return -1 - (4 * ttl + foreign + first)
