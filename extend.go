@@ -313,7 +313,9 @@ func (c *Client) unknownSent(h *hold, id holdKey, lease time.Duration, at time.T
 		c.unsent = map[holdKey]unknownExtend{}
 	}
 	u, ok := c.unsent[id]
-	if !ok || lease < u.lease {
+	// A record run out, not yet removed (a few go at a time), bounds
+	// nothing: its shorter lease is not carried on.
+	if !ok || !now.Before(u.until) || lease < u.lease {
 		u.lease = lease
 	}
 	u.until = c.unknownKept(now)

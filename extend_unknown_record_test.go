@@ -61,3 +61,55 @@ func TestUnknownRecordsGoAfterTheirMinute(t *testing.T) {
 		t.Fatalf("%d records of calls of unknown outcome kept past their time", left)
 	}
 }
+
+// TestUnknownRecordRunOutNotMerged: an owner's record of a call of unknown
+// outcome whose minute has run out, not yet removed (the records are
+// removed a few at a time, older ones first), bounds nothing: a later call
+// of unknown outcome of that owner records its own lease, not the shorter
+// one of the record run out, which its next hold would otherwise count with
+// (a loss deadline far short of what any call in flight may set).
+func TestUnknownRecordRunOutNotMerged(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	ctx := testCtx(t, 20*time.Second)
+	l := mustLean(t, c, "unknown-record-run-out")
+	const owner = "owner-run-out"
+	lctx, err := l.Lock(WithOwner(ctx, owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := lctx.Value(lockCtxKey{}).(*lockCtx).hold
+	id := holdID(h.key, h.field)
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.unknownKeepFor = 100 * time.Millisecond
+	c.mu.Unlock()
+	for i := range unsentPrune { // older records, removed first
+		c.unknownSent(nil, holdID("lean", "other-"+strconv.Itoa(i)), 30*time.Second, time.Now().Add(30*time.Second))
+	}
+	c.unknownSent(nil, id, time.Second, time.Now().Add(time.Second))
+	time.Sleep(200 * time.Millisecond)
+	c.mu.Lock()
+	c.unknownKeepFor = time.Minute
+	c.mu.Unlock()
+	const lease = 30 * time.Second
+	c.unknownSent(nil, id, lease, time.Now().Add(lease))
+	start := time.Now()
+	next, err := l.Lock(WithOwner(ctx, owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Unlock(next) }()
+	nh := next.Value(lockCtxKey{}).(*lockCtx).hold
+	nh.mu.Lock()
+	bound := nh.unknownLease
+	nh.mu.Unlock()
+	if bound != lease {
+		t.Fatalf("the owner's next hold counts with a lease of %s of unknown outcome, not %s: a record run out was merged into the owner's new one", bound, lease)
+	}
+	if lossAt := monoTime(nh.lossAt.Load()); lossAt.Before(start.Add(lease / 2)) {
+		t.Fatalf("loss deadline %s after the grant, a lease run out's, not the last call's (%s)", lossAt.Sub(start), lease)
+	}
+}
