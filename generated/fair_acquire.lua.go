@@ -257,9 +257,11 @@ elseif ttl > 4398046511103 then
   -- is as long.
   ttl = 4398046511103
 end
--- Only the head can take the lock next: only its refusal reads the holder.
+-- Only the head can take the lock next: only its refusal reads the holder
+-- (whatever its lease: a holder without expiry releases with a message too;
+-- a head is refused only while the lock is held).
 local foreign = 0
-if first == 1 and ttl > 0 then
+if first == 1 then
   local f = redis.call('hkeys', KEYS[1])[1]
   if f and not (string.byte(f, 15) == 56 and string.byte(f, 37) == 58) then
     foreign = 2
@@ -269,7 +271,7 @@ return -1 - (4 * ttl + foreign + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "c1ac96a018c80cf07e68802dc7bde1867d4d7811"
+const fairAcquireSHA1 = "606d297cfdd3e51880b1f6bd50a0fa8286cd851f"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
