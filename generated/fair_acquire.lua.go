@@ -37,7 +37,7 @@ const fairAcquireSource = `#!lua
 -- than the work saved): > 0 acquired, the value is the fencing token; 0
 -- re-entered; < 0 not acquired, -1 - reply = 4 * ttl + 2 * foreign + head, where ttl is the
 -- lock's remaining lease in ms (0 when free but others are ahead, or held
--- without expiry; at least 1 while an expiry is set; at most 2^42 - 1), head is 1 when the caller is first in the queue,
+-- without expiry; at least 1 while an expiry is set; at most 2^51 - 1), head is 1 when the caller is first in the queue,
 -- and foreign is 1 when the caller is first and the holder is not a
 -- scriptlock client (a field that is not "<version-8 UUID>:owner", as
 -- MutexAcquire tells it): a Redisson RLock holder releases with Redisson's
@@ -250,12 +250,11 @@ elseif ttl == 0 then
   -- Due within the millisecond: 1, as 0 tells of no expiry, after which
   -- the head sleeps a third of the waiter timeout.
   ttl = 1
-elseif ttl > 4398046511103 then
-  -- A Java holder may set any lease: past 2^51 ms the reply would run past
-  -- the integers Lua's doubles hold, and rounding would set the flags
-  -- below it. 2^42 - 1 ms (about 139 years), as MutexAcquire: waiting, it
-  -- is as long.
-  ttl = 4398046511103
+elseif ttl > 2251799813685247 then
+  -- A Java holder may set any lease: past 2^51 - 1 ms (about 71,000
+  -- years) the reply would run past the integers Lua's doubles hold, and
+  -- rounding would set the flags below it. Waiting, it is as long.
+  ttl = 2251799813685247
 end
 -- Only the head can take the lock next: only its refusal reads the holder
 -- (whatever its lease: a holder without expiry releases with a message too;
@@ -271,7 +270,7 @@ return -1 - (4 * ttl + foreign + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "606d297cfdd3e51880b1f6bd50a0fa8286cd851f"
+const fairAcquireSHA1 = "f7594e454975619ce2be9e54b0edcb16be58e702"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -300,7 +299,7 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // than the work saved): > 0 acquired, the value is the fencing token; 0
 // re-entered; < 0 not acquired, -1 - reply = 4 * ttl + 2 * foreign + head, where ttl is the
 // lock's remaining lease in ms (0 when free but others are ahead, or held
-// without expiry; at least 1 while an expiry is set; at most 2^42 - 1), head is 1 when the caller is first in the queue,
+// without expiry; at least 1 while an expiry is set; at most 2^51 - 1), head is 1 when the caller is first in the queue,
 // and foreign is 1 when the caller is first and the holder is not a
 // scriptlock client (a field that is not "<version-8 UUID>:owner", as
 // MutexAcquire tells it): a Redisson RLock holder releases with Redisson's
