@@ -41,7 +41,7 @@ func TestErrorMessageNotUTF8(t *testing.T) {
 		}
 		for _, e := range s.Events() {
 			for _, kv := range e.Attributes {
-				v := kv.Value.Emit()
+				v := kv.Value.String()
 				if !utf8.ValidString(v) {
 					t.Errorf("span %s event %s: attribute %s is not UTF-8: %q", s.Name(), e.Name, kv.Key, v)
 				}
