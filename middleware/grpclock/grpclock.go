@@ -27,7 +27,10 @@
 // handler failed, its response if it returned one (it finished all the same,
 // and Aborted would say nothing was done). Statuses
 // carry no Redis addresses or error text: the detail is logged (WithLogger).
-// The lock is released when the handler returns, panics included.
+// The lock is released when the handler returns, panics included. A panic
+// of the call beneath a stream's SendMsg or RecvMsg made under the lock (an
+// outer interceptor's stream wrapper, a codec) reaches the handler's
+// goroutine as a *StreamPanic carrying the stack where it was raised.
 //
 // Streams: with a Metadata key the lock is taken before the handler runs.
 // With a Field or Func key it is taken when the handler receives the first
@@ -82,7 +85,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -326,8 +328,10 @@ func (s *lockedStream) send(m any) error {
 // When the call itself ends, call's own answer is returned.
 // A panic of call (an outer interceptor's stream, a codec) goes on on the
 // caller's goroutine, the handler's, as it would without the lock (on
-// call's own it crashed the process, past any recovery interceptor); one
-// after the caller has returned at the loss is logged.
+// call's own it crashed the process, past any recovery interceptor), as a
+// *StreamPanic carrying the stack where it was raised, which the handler's
+// goroutine does not show; one after the caller has returned at the loss
+// is logged.
 func (s *lockedStream) untilLoss(call func() error) error {
 	s.mu.Lock()
 	held := s.lctx != nil
@@ -337,7 +341,7 @@ func (s *lockedStream) untilLoss(call func() error) error {
 	}
 	type outcome struct {
 		err      error
-		caught   any
+		caught   *StreamPanic
 		panicked bool
 	}
 	done := make(chan outcome, 1)
@@ -347,14 +351,16 @@ func (s *lockedStream) untilLoss(call func() error) error {
 		var o outcome
 		defer func() {
 			if v := recover(); v != nil {
-				o.caught, o.panicked = v, true
+				// The stack is taken here, where the panic's frames are
+				// still on it.
+				o.caught, o.panicked = newStreamPanic(v), true
 			}
 			mu.Lock()
 			gone := left
 			done <- o
 			mu.Unlock()
 			if gone && o.panicked {
-				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call let go at its lock's loss", "method", s.method, "panic", o.caught, "stack", string(debug.Stack()))
+				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call let go at its lock's loss", "method", s.method, "panic", o.caught.Value, "stack", string(o.caught.Stack))
 			}
 		}()
 		o.err = call()
