@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
@@ -415,7 +416,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 				err = fmt.Errorf("response %T is not a proto message", resp)
 			}
 		} else {
-			sr.Body, err = proto.Marshal(st.Proto())
+			sr.Body, err = proto.Marshal(sentStatus(st))
 		}
 		size := len(sr.Body)
 		if rec != nil {
@@ -610,6 +611,24 @@ func answerStatus(err error) *status.Status {
 		return st
 	}
 	return status.FromContextError(err)
+}
+
+// sentStatus is st as gRPC sends it, to be stored and replayed. A message
+// that is not valid UTF-8 (a handler quoting a client's bytes) goes out with
+// each bad byte as U+FFFD, and without the details, which gRPC cannot
+// marshal with such a message; stored as it is, it would not marshal
+// either, and the retry would get AlreadyExists instead of that answer.
+func sentStatus(st *status.Status) *spb.Status {
+	p := st.Proto()
+	if utf8.ValidString(p.GetMessage()) {
+		return p
+	}
+	var b strings.Builder
+	for _, r := range p.GetMessage() { // a bad byte ranges as one utf8.RuneError
+		b.WriteRune(r)
+	}
+	p.Message, p.Details = b.String(), nil
+	return p
 }
 
 // claimLostError answers a call whose idempotency claim was lost while its
