@@ -85,6 +85,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -331,7 +332,8 @@ func (s *lockedStream) send(m any) error {
 // call's own it crashed the process, past any recovery interceptor), as a
 // *StreamPanic carrying the stack where it was raised, which the handler's
 // goroutine does not show; one after the caller has returned at the loss
-// is logged.
+// is logged. A call that ends its goroutine (runtime.Goexit: a test's
+// t.FailNow in a stream wrapper) ends the handler's too.
 func (s *lockedStream) untilLoss(call func() error) error {
 	s.mu.Lock()
 	held := s.lctx != nil
@@ -343,17 +345,21 @@ func (s *lockedStream) untilLoss(call func() error) error {
 		err      error
 		caught   *StreamPanic
 		panicked bool
+		exited   bool // call ended its goroutine (runtime.Goexit)
 	}
 	done := make(chan outcome, 1)
 	var mu sync.Mutex
 	left := false // the caller returned at the loss, without call's outcome
 	go func() {
 		var o outcome
+		returned := false
 		defer func() {
 			if v := recover(); v != nil {
 				// The stack is taken here, where the panic's frames are
 				// still on it.
 				o.caught, o.panicked = newStreamPanic(v), true
+			} else if !returned {
+				o.exited = true
 			}
 			mu.Lock()
 			gone := left
@@ -364,6 +370,7 @@ func (s *lockedStream) untilLoss(call func() error) error {
 			}
 		}()
 		o.err = call()
+		returned = true
 	}()
 	var o outcome
 	select {
@@ -377,7 +384,7 @@ func (s *lockedStream) untilLoss(call func() error) error {
 				left = true
 			}
 			mu.Unlock()
-			if !o.panicked {
+			if !o.panicked && !o.exited {
 				return s.lostError()
 			}
 		} else {
@@ -386,6 +393,11 @@ func (s *lockedStream) untilLoss(call func() error) error {
 	}
 	if o.panicked {
 		panic(o.caught)
+	}
+	if o.exited {
+		// Neither sent nor received: nil would report a message that was
+		// not. The handler's goroutine ends as it would without the lock.
+		runtime.Goexit()
 	}
 	return o.err
 }
