@@ -39,6 +39,17 @@ type listing struct {
 	Locks []*Report `json:"locks"`
 	// Cursor continues the listing ("" when every node was scanned to the end).
 	Cursor string `json:"cursor"`
+	// Unread names the primaries that could not be read: their locks are
+	// missing from Locks.
+	Unread []unreadNode `json:"unread,omitempty"`
+	// primaries is how many there are: none read is no partial answer.
+	primaries int
+}
+
+// unreadNode is a primary list could not read, and why.
+type unreadNode struct {
+	Node  string `json:"node"`
+	Error string `json:"error"`
 }
 
 // scanCursor is a position in a cluster-wide scan: the index of a primary in
@@ -79,71 +90,95 @@ func globEscape(s string) string {
 	return b.String()
 }
 
+// primary is a node list scans. down, when set, is why it could not be
+// asked its role: a Cluster primary that does not answer, listed as unread.
+type primary struct {
+	addr string
+	c    rueidis.Client
+	down error
+}
+
 // primaries returns the primary nodes in address order: SCAN on every one
 // covers a Cluster's whole keyspace; replicas would only repeat it. With no
-// primary among the nodes (a replica's address), it returns them all.
-func primaries(ctx context.Context, e *env) ([]rueidis.Client, []string, error) {
+// primary among the nodes (a replica's address), it returns them all. A
+// Cluster node that does not answer ROLE is kept, marked down, when CLUSTER
+// SLOTS names it a primary: its locks go unlisted, and list says so.
+func primaries(ctx context.Context, e *env) ([]primary, error) {
 	nodes := e.rc.Nodes()
 	addrs := make([]string, 0, len(nodes))
 	for a := range nodes {
 		addrs = append(addrs, a)
 	}
 	slices.Sort(addrs)
-	var out []rueidis.Client
-	var outAddrs []string
-	// slotOwners, read once ROLE is refused, are the Cluster's primaries.
+	var out []primary
+	// slotOwners, read once ROLE is refused or unanswered, are the
+	// Cluster's primaries.
 	var slotOwners map[string]bool
 	for _, a := range addrs {
 		n := nodes[a]
 		bctx, cancel := e.bounded(ctx)
 		role, err := n.Do(bctx, n.B().Role().Build()).ToArray()
 		cancel()
-		if _, refused := rueidis.IsRedisErr(err); refused && len(nodes) == 1 {
+		_, refused := rueidis.IsRedisErr(err)
+		var down error
+		switch {
+		case refused && len(nodes) == 1:
 			// ROLE is @admin and @dangerous, which an operator's ACL user
 			// often lacks: a lone node is listed whatever its role.
 			role, err = nil, nil
-		} else if refused {
+		case err != nil && (refused || (len(nodes) > 1 && ctx.Err() == nil)):
 			if slotOwners == nil {
-				if slotOwners, err = clusterPrimaries(ctx, e); err != nil {
-					return nil, nil, err
+				if slotOwners, err = clusterPrimaries(ctx, e, nodes, addrs); err != nil {
+					return nil, err
 				}
 			}
 			if !slotOwners[a] {
+				// A replica: refused, or down, which costs no lock.
 				continue
+			}
+			if !refused {
+				down = fmt.Errorf("ROLE: %w", err)
 			}
 			role, err = nil, nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("ROLE on %s: %w", a, err)
+			return nil, fmt.Errorf("ROLE on %s: %w", a, err)
 		}
 		if len(role) > 0 {
 			if r, _ := role[0].ToString(); r != "master" {
 				continue
 			}
 		}
-		out = append(out, n)
-		outAddrs = append(outAddrs, a)
+		out = append(out, primary{addr: a, c: n, down: down})
 	}
 	if len(out) == 0 {
 		// Pointed at a replica alone (a read-only look away from the
 		// primary): its copy of the keyspace is what there is to list.
 		for _, a := range addrs {
-			out = append(out, nodes[a])
+			out = append(out, primary{addr: a, c: nodes[a]})
 		}
-		outAddrs = addrs
 	}
-	return out, outAddrs, nil
+	return out, nil
 }
 
 // clusterPrimaries are the addresses of the nodes that serve slots, as
 // CLUSTER SLOTS names them (the client's own node addresses come from it):
-// every Cluster user may ask it.
-func clusterPrimaries(ctx context.Context, e *env) (map[string]bool, error) {
-	bctx, cancel := e.bounded(ctx)
-	defer cancel()
-	ranges, err := e.rc.Do(bctx, e.rc.B().ClusterSlots().Build()).ToArray()
+// every Cluster user may ask it. It asks each node in turn until one
+// answers: a node may be down.
+func clusterPrimaries(ctx context.Context, e *env, nodes map[string]rueidis.Client, addrs []string) (map[string]bool, error) {
+	var ranges []rueidis.RedisMessage
+	var err error
+	for _, a := range addrs {
+		n := nodes[a]
+		bctx, cancel := e.bounded(ctx)
+		ranges, err = n.Do(bctx, n.B().ClusterSlots().Build()).ToArray()
+		cancel()
+		if err == nil {
+			break
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("ROLE refused, CLUSTER SLOTS: %w", err)
+		return nil, fmt.Errorf("ROLE failed, CLUSTER SLOTS: %w", err)
 	}
 	owners := map[string]bool{}
 	for _, r := range ranges {
@@ -180,7 +215,10 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 		return err
 	}
 	if e.json {
-		return writeJSON(e.out, l)
+		if err := writeJSON(e.out, l); err != nil {
+			return err
+		}
+		return l.partial()
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tLAYOUT\tHOLDERS\tHOLDS\tLEASE\tQUEUED\tFENCE")
@@ -222,7 +260,7 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 		}
 		fmt.Fprintln(e.out)
 	}
-	return nil
+	return l.partial()
 }
 
 // shellQuote quotes s for a POSIX shell. A string that is not UTF-8 or holds
@@ -260,7 +298,7 @@ func shellQuote(s string) string {
 // lock-shaped are skipped. It stops after
 // e.limit locks or e.maxScans SCAN calls and returns where to continue.
 func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing, error) {
-	nodes, addrs, err := primaries(ctx, e)
+	nodes, err := primaries(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +307,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		// answer that nothing is held.
 		return nil, failf(exitUsage, "cursor node %d: there are %d primaries, numbered from 0", cur.node, len(nodes))
 	}
-	l := &listing{Locks: []*Report{}}
+	l := &listing{Locks: []*Report{}, primaries: len(nodes)}
 	match := globEscape(prefix) + "*"
 	scans := 0
 	// SCAN may return a key twice (a rehash, a slot that moved to a node
@@ -283,12 +321,24 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 			return l, nil
 		}
 		n := nodes[cur.node]
+		if n.down != nil {
+			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: n.down.Error()})
+			cur = scanCursor{node: cur.node + 1}
+			continue
+		}
 		bctx, cancel := e.bounded(ctx)
-		page, err := n.Do(bctx, n.B().Scan().Cursor(cur.cursor).Match(match).Count(scanCount).Build()).AsScanEntry()
+		page, err := n.c.Do(bctx, n.c.B().Scan().Cursor(cur.cursor).Match(match).Count(scanCount).Build()).AsScanEntry()
 		cancel()
 		scans++
+		if _, refused := rueidis.IsRedisErr(err); err != nil && !refused && len(nodes) > 1 && ctx.Err() == nil {
+			// The primary went away during the listing: the others are
+			// still listed.
+			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: fmt.Sprintf("SCAN: %v", err)})
+			cur = scanCursor{node: cur.node + 1}
+			continue
+		}
 		if err != nil {
-			return nil, fmt.Errorf("SCAN on %s: %w", addrs[cur.node], err)
+			return nil, fmt.Errorf("SCAN on %s: %w", n.addr, err)
 		}
 		if hook, ok := afterScanPage.Load(prefix); ok {
 			hook.(func(int, uint64))(cur.node, page.Cursor)
@@ -318,6 +368,25 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		}
 	}
 	return l, nil
+}
+
+// partial is list's error when some primaries could not be read: the
+// listing printed is what the others hold.
+func (l *listing) partial() error {
+	if len(l.Unread) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for i, u := range l.Unread {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", u.Node, u.Error)
+	}
+	if len(l.Unread) == l.primaries {
+		return fmt.Errorf("could not read any primary: %s", b.String())
+	}
+	return failf(exitPartial, "partial listing: could not read primary %s; the locks it holds are not listed", b.String())
 }
 
 // isAuxiliary reports keys that belong to a lock but are not one (its

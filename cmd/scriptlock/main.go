@@ -26,7 +26,8 @@
 // that names no host, too);
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock
 // not confirmed (or the lock changed hands before the answer or the delete); 5 force-unlock
-// of something that is not a lock.
+// of something that is not a lock; 6 list read some Cluster primaries and not
+// others (down, not answering): it lists what the others hold and names them.
 package main
 
 import (

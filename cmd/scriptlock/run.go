@@ -27,6 +27,8 @@ const (
 	exitNotFound     = 3
 	exitNotConfirmed = 4
 	exitNotALock     = 5
+	// exitPartial: list read some primaries and not others.
+	exitPartial = 6
 )
 
 // defaultURL is the Redis used without --url and $SCRIPTLOCK_URL.
@@ -100,7 +102,7 @@ Commands:
   watch NAME           print every change of holders and waiters until interrupted
 
 Exit codes: 0 done, 1 Redis failure, 2 usage, 3 nothing found,
-4 force-unlock not confirmed, 5 not a lock.
+4 force-unlock not confirmed, 5 not a lock, 6 list partial (a primary unread).
 
 Flags:
 `
