@@ -19,11 +19,12 @@ func TestListCursorPastLastPrimary(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	c := newClient(t, d.rc, prefix)
 	heldMutex(t, ctx, c, "order:1", "w")
-	r := cli(ctx, d, "", "list", "--key-prefix", prefix, "--cursor", "1:0")
+	fp := fingerprint([]string{strings.TrimPrefix(d.url, "redis://")})
+	r := cli(ctx, d, "", "list", "--key-prefix", prefix, "--cursor", "1:0:"+fp)
 	if r.code != exitUsage || !strings.Contains(r.errOut, "cursor") {
-		t.Errorf("list --cursor 1:0 on one primary: exit %d, want %d naming the cursor\n%s%s", r.code, exitUsage, r.out, r.errOut)
+		t.Errorf("list --cursor 1:0:%s on one primary: exit %d, want %d naming the cursor\n%s%s", fp, r.code, exitUsage, r.out, r.errOut)
 	}
-	if r := cli(ctx, d, "", "list", "--key-prefix", prefix, "--cursor", "0:0"); r.code != exitOK || !strings.Contains(r.out, "order:1") {
-		t.Errorf("list --cursor 0:0: exit %d\n%s%s", r.code, r.out, r.errOut)
+	if r := cli(ctx, d, "", "list", "--key-prefix", prefix, "--cursor", "0:0:"+fp); r.code != exitOK || !strings.Contains(r.out, "order:1") {
+		t.Errorf("list --cursor 0:0:%s: exit %d\n%s%s", fp, r.code, r.out, r.errOut)
 	}
 }

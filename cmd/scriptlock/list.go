@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"net"
@@ -53,27 +55,49 @@ type unreadNode struct {
 }
 
 // scanCursor is a position in a cluster-wide scan: the index of a primary in
-// address order and the SCAN cursor on it. Written "node:cursor".
+// address order, the SCAN cursor on it, and the fingerprint of the primaries
+// it was printed for. Written "node:cursor:primaries". A SCAN cursor is a
+// position on one server only, and the index names a primary only among the
+// same ones: after a failover, or a primary added or removed, the cursor is
+// refused rather than resumed on another server, which would skip or repeat
+// locks.
 type scanCursor struct {
-	node   int
-	cursor uint64
+	node      int
+	cursor    uint64
+	primaries string
 }
 
 func parseCursor(s string) (scanCursor, error) {
 	if s == "" {
 		return scanCursor{}, nil
 	}
-	n, c, ok := strings.Cut(s, ":")
-	node, err1 := strconv.Atoi(n)
-	cur, err2 := strconv.ParseUint(c, 10, 64)
-	if !ok || err1 != nil || err2 != nil || node < 0 {
-		return scanCursor{}, failf(exitUsage, "bad --cursor %q: want NODE:CURSOR as printed by list", s)
+	parts := strings.Split(s, ":")
+	bad := failf(exitUsage, "bad --cursor %q: want NODE:CURSOR:PRIMARIES as printed by list", s)
+	if len(parts) != 3 || len(parts[2]) != fingerprintLen {
+		return scanCursor{}, bad
 	}
-	return scanCursor{node, cur}, nil
+	node, err1 := strconv.Atoi(parts[0])
+	cur, err2 := strconv.ParseUint(parts[1], 10, 64)
+	_, err3 := hex.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil || node < 0 {
+		return scanCursor{}, bad
+	}
+	return scanCursor{node, cur, parts[2]}, nil
 }
 
 func (c scanCursor) String() string {
-	return strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10)
+	return strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10) + ":" + c.primaries
+}
+
+// fingerprintLen is the length of a cursor's primaries fingerprint: 8 hex
+// digits, short enough to copy, enough to tell two sets of primaries apart.
+const fingerprintLen = 8
+
+// fingerprint names a set of primaries, given in address order, as a cursor
+// writes it.
+func fingerprint(addrs []string) string {
+	h := sha256.Sum256([]byte(strings.Join(addrs, ",")))
+	return hex.EncodeToString(h[:fingerprintLen/2])
 }
 
 // globEscape makes a literal prefix safe in a SCAN MATCH pattern. It goes
@@ -302,6 +326,16 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	if err != nil {
 		return nil, err
 	}
+	addrs := make([]string, len(nodes))
+	for i, n := range nodes {
+		addrs[i] = n.addr
+	}
+	fp := fingerprint(addrs)
+	if cur.primaries != "" && cur.primaries != fp {
+		return nil, failf(exitUsage, "cursor %s was printed for other primaries than there are now (%s): a failover, or a primary added or removed, since then; its SCAN position belongs to a server it no longer names: list again without --cursor",
+			cur, strings.Join(addrs, ", "))
+	}
+	cur.primaries = fp
 	if cur.node >= len(nodes) {
 		// No listing prints one: it names no primary, and scanning none would
 		// answer that nothing is held.
@@ -323,7 +357,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		n := nodes[cur.node]
 		if n.down != nil {
 			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: n.down.Error()})
-			cur = scanCursor{node: cur.node + 1}
+			cur = scanCursor{node: cur.node + 1, primaries: fp}
 			continue
 		}
 		bctx, cancel := e.bounded(ctx)
@@ -334,7 +368,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 			// The primary went away during the listing: the others are
 			// still listed.
 			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: fmt.Sprintf("SCAN: %v", err)})
-			cur = scanCursor{node: cur.node + 1}
+			cur = scanCursor{node: cur.node + 1, primaries: fp}
 			continue
 		}
 		if err != nil {
@@ -362,7 +396,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 			}
 		}
 		if page.Cursor == 0 {
-			cur = scanCursor{node: cur.node + 1}
+			cur = scanCursor{node: cur.node + 1, primaries: fp}
 		} else {
 			cur.cursor = page.Cursor
 		}
