@@ -1,0 +1,83 @@
+package scriptlock
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestClusterFailoverWhileHeld: the primary serving a held lock hands over
+// to its replica (CLUSTER FAILOVER, which loses no write) while the
+// watchdog renews the lock, under the failover guard, and a waiter waits on
+// it. The watchdog goes on renewing on the promoted replica, the hold's
+// context is not ended, Unlock releases the lock there, and the waiter,
+// subscribed on the demoted primary, is woken by the release rather than
+// at its fallback timer (the lease, 10 s).
+func TestClusterFailoverWhileHeld(t *testing.T) {
+	t.Parallel()
+	for _, sharded := range []bool{true, false} {
+		name := "plain"
+		if sharded {
+			name = "sharded"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithWatchdog(10*time.Second, 500*time.Millisecond)}
+			h := newTestClient(t, cl.Client(t), opts...)
+			w := newTestClient(t, cl.Client(t), opts...)
+			ctx := testCtx(t, 90*time.Second)
+			holder, waiter := mustMutex(t, h, "failing"), mustMutex(t, w, "failing")
+			held, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			woken := make(chan time.Time, 1)
+			got := within(t, 60*time.Second, "the waiter's Lock", func() error {
+				l, err := waiter.Lock(ctx)
+				woken <- time.Now()
+				if err != nil {
+					return err
+				}
+				return waiter.Unlock(l)
+			})
+			from := cl.NodeFor(t, waiter.Key())
+			wake := w.subs.ownWake(waiter.wake)
+			if !eventually(10*time.Second, func() bool { return subscribers(t, from, sharded, wake) == 1 }) {
+				t.Fatal("the waiter did not subscribe on the node serving its lock")
+			}
+			replica := replicaOf(t, cl, from)
+			// The replica has the grant before it takes over.
+			if err := from.Do(t, "WAIT", "1", "5000").Error(); err != nil {
+				t.Fatal(err)
+			}
+			if err := replica.Do(t, "CLUSTER", "FAILOVER").Error(); err != nil {
+				t.Fatalf("CLUSTER FAILOVER on %s: %v", replica.Addr, err)
+			}
+			if !eventually(10*time.Second, func() bool {
+				return slices.Contains(cl.Primaries(t), replica) && cl.NodeFor(t, waiter.Key()) == replica
+			}) {
+				t.Fatalf("%s not promoted", replica.Addr)
+			}
+			time.Sleep(3 * time.Second)
+			if err := held.Err(); err != nil {
+				t.Fatalf("the hold's context ended while the lock was held: %v (%v)", err, context.Cause(held))
+			}
+			pttl, err := replica.Do(t, "PTTL", holder.Key()).AsInt64()
+			if err != nil || pttl < 8000 {
+				t.Fatalf("lock on the promoted %s: PTTL %d (%v), want renewed to over 8 s", replica.Addr, pttl, err)
+			}
+			released := time.Now()
+			if err := holder.Unlock(held); err != nil {
+				t.Fatalf("Unlock after the failover: %v", err)
+			}
+			got()
+			if d := (<-woken).Sub(released); d > 4*time.Second {
+				t.Errorf("the waiter took the lock %v after its release: not woken by the release message", d.Round(time.Millisecond))
+			}
+		})
+	}
+}
