@@ -29,8 +29,9 @@
 // carry no Redis addresses or error text: the detail is logged (WithLogger).
 // The lock is released when the handler returns, panics included. A panic
 // of the call beneath a stream's SendMsg or RecvMsg made under the lock (an
-// outer interceptor's stream wrapper, a codec) reaches the handler's
-// goroutine as a *StreamPanic carrying the stack where it was raised.
+// outer interceptor's stream wrapper, a codec) goes on on the handler's
+// goroutine with its own value, as without the lock, and is logged with the
+// stack where it was raised, which the handler's goroutine does not show.
 //
 // Streams: with a Metadata key the lock is taken before the handler runs.
 // With a Field or Func key it is taken when the handler receives the first
@@ -86,6 +87,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,6 +180,9 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		base, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		ls.ctx = &streamCtx{Context: base}
+		// A grpclock stream this one wraps (a second lock on the stream)
+		// tells through its context which panics it carried on, logged.
+		ls.wrappedCarried, _ = ctx.Value(carriedKey{}).(*carriedPanics)
 		ls.cancel = cancel
 		if !src.fromMessage() {
 			if err := ls.acquire(nil); err != nil {
@@ -236,6 +241,9 @@ type lockedStream struct {
 	scope  *grpc.StreamServerInfo
 	ctx    *streamCtx
 	cancel context.CancelCauseFunc
+	// wrappedCarried: the panics carried on by the grpclock stream this
+	// one wraps, if it wraps one (see carriedPanics).
+	wrappedCarried *carriedPanics
 
 	once    sync.Once
 	decided atomic.Bool // the first message was received and the lock taken, refused or failed open
@@ -328,12 +336,15 @@ func (s *lockedStream) send(m any) error {
 // the goroutine ends when call returns, at the latest when the call ends.
 // When the call itself ends, call's own answer is returned.
 // A panic of call (an outer interceptor's stream, a codec) goes on on the
-// caller's goroutine, the handler's, as it would without the lock (on
-// call's own it crashed the process, past any recovery interceptor), as a
-// *StreamPanic carrying the stack where it was raised, which the handler's
-// goroutine does not show; one after the caller has returned at the loss
-// is logged. A call that ends its goroutine (runtime.Goexit: a test's
-// t.FailNow in a stream wrapper) ends the handler's too.
+// caller's goroutine, the handler's, with its own value, as it would
+// without the lock (on call's own it crashed the process, past any
+// recovery interceptor): a recovery handler may compare it. It is logged
+// with the stack where it was raised, which the handler's goroutine does
+// not show, once (one carried on by a grpclock stream beneath, a second
+// lock on the stream, was logged by it); one after the caller has returned
+// at the loss is logged as let go.
+// A call that ends its goroutine (runtime.Goexit: a test's t.FailNow in a
+// stream wrapper) ends the handler's too.
 func (s *lockedStream) untilLoss(call func() error) error {
 	s.mu.Lock()
 	held := s.lctx != nil
@@ -343,7 +354,7 @@ func (s *lockedStream) untilLoss(call func() error) error {
 	}
 	type outcome struct {
 		err      error
-		caught   *StreamPanic
+		caught   any
 		panicked bool
 		exited   bool // call ended its goroutine (runtime.Goexit)
 	}
@@ -354,10 +365,11 @@ func (s *lockedStream) untilLoss(call func() error) error {
 		var o outcome
 		returned := false
 		defer func() {
+			var stack []byte
 			if v := recover(); v != nil {
 				// The stack is taken here, where the panic's frames are
 				// still on it.
-				o.caught, o.panicked = newStreamPanic(v), true
+				o.caught, o.panicked, stack = v, true, debug.Stack()
 			} else if !returned {
 				o.exited = true
 			}
@@ -365,8 +377,12 @@ func (s *lockedStream) untilLoss(call func() error) error {
 			gone := left
 			done <- o
 			mu.Unlock()
-			if gone && o.panicked {
-				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call let go at its lock's loss", "method", s.method, "panic", o.caught.Value, "stack", string(o.caught.Stack))
+			switch {
+			case !o.panicked:
+			case gone:
+				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call let go at its lock's loss", "method", s.method, "panic", o.caught, "stack", string(stack))
+			case s.wrappedCarried == nil || !s.wrappedCarried.take(o.caught):
+				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call made under the lock, gone on on the handler's goroutine", "method", s.method, "panic", o.caught, "stack", string(stack))
 			}
 		}()
 		o.err = call()
@@ -392,6 +408,7 @@ func (s *lockedStream) untilLoss(call func() error) error {
 		}
 	}
 	if o.panicked {
+		s.ctx.carried.add(o.caught)
 		panic(o.caught)
 	}
 	if o.exited {
@@ -589,10 +606,14 @@ func (s *lockedStream) releaseHeld() {
 // the lock context's values (owner, fencing token) once the lock is held.
 type streamCtx struct {
 	context.Context
-	locked atomic.Pointer[context.Context]
+	locked  atomic.Pointer[context.Context]
+	carried carriedPanics // the panics this stream carried on
 }
 
 func (c *streamCtx) Value(k any) any {
+	if _, ok := k.(carriedKey); ok {
+		return &c.carried
+	}
 	if p := c.locked.Load(); p != nil {
 		return (*p).Value(k)
 	}

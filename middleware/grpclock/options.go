@@ -90,8 +90,9 @@ func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } 
 // lock_lost) to f.
 func WithOutcome(f scriptlock.RequestOutcomeFunc) Option { return func(o *options) { o.outcome = f } }
 
-// WithLogger sets the logger for failed releases and fail-open decisions
-// (default slog.Default()).
+// WithLogger sets the logger for failed releases, fail-open decisions and
+// the panics of a locked stream's calls beneath SendMsg and RecvMsg, with
+// the stack where they were raised (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 func evaluateOptions(opts []Option) *options {

@@ -1,38 +1,54 @@
 package grpclock
 
-import (
-	"fmt"
-	"runtime/debug"
-)
+import "sync"
 
-// StreamPanic is the value a stream's SendMsg or RecvMsg panics with, on the
-// handler's goroutine, when the call beneath it (an outer interceptor's
-// stream wrapper, a codec) panicked while the stream's lock was held. That
-// call runs on a goroutine of its own, so that it returns at the lock's
-// loss: a recovery interceptor's debug.Stack() would name only grpclock's
-// hand-off, and Stack is the panicking goroutine's stack instead, taken
-// where the panic was recovered. It prints as Value does (Error), and
-// errors.Is and errors.As see Value when it is an error. A panic of the
-// handler itself, or of a call made without the lock, is not wrapped.
-type StreamPanic struct {
-	Value any    // the value the call panicked with
-	Stack []byte // the stack of the goroutine that panicked (debug.Stack)
+// carriedKey is the context key under which a locked stream's context
+// answers its carriedPanics.
+type carriedKey struct{}
+
+// carriedLimit bounds the panics a carriedPanics remembers.
+const carriedLimit = 8
+
+// carriedPanics are the panics a locked stream carried on from its call's
+// goroutine to its caller's, each logged there with the stack where it was
+// raised: a grpclock stream wrapping it (a second lock on the stream),
+// whose own goroutine recovers such a panic again, does not log it a
+// second time with a stack naming only the hand-off beneath.
+type carriedPanics struct {
+	mu sync.Mutex
+	vs []any
 }
 
-func (p *StreamPanic) Error() string { return fmt.Sprint(p.Value) }
-
-// Unwrap returns Value if it is an error, else nil.
-func (p *StreamPanic) Unwrap() error {
-	err, _ := p.Value.(error)
-	return err
-}
-
-// newStreamPanic wraps v, recovered on the current goroutine, with its
-// stack. A StreamPanic already (an inner grpclock stream's, carried on)
-// is kept as it is: its stack is the original one.
-func newStreamPanic(v any) *StreamPanic {
-	if p, ok := v.(*StreamPanic); ok && p != nil {
-		return p
+// add remembers v, about to be carried on.
+func (c *carriedPanics) add(v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.vs) == carriedLimit {
+		c.vs = c.vs[1:]
 	}
-	return &StreamPanic{Value: v, Stack: debug.Stack()}
+	c.vs = append(c.vs, v)
+}
+
+// take reports whether v was carried on, and forgets it.
+func (c *carriedPanics) take(v any) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, k := range c.vs {
+		if samePanic(k, v) {
+			c.vs = append(c.vs[:i], c.vs[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// samePanic reports whether a and b are the same panic value; values of an
+// uncomparable type never are.
+func samePanic(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -36,47 +36,49 @@ func (s *panickyRecvStream) RecvMsg(m any) error {
 
 // TestStreamPanicKeepsStack: a SendMsg or RecvMsg made under the stream's
 // lock runs on a goroutine of its own, and its panic goes on on the
-// handler's. The recovery interceptor above gets a *StreamPanic carrying
-// the stack where the wrapper panicked (the one it takes itself names only
-// grpclock's goroutine hand-off), printing as the original value and
-// unwrapping to it when it is an error. A panic of a handler's own is not
-// wrapped.
+// handler's with its own value. The stack the recovery interceptor takes
+// names only grpclock's goroutine hand-off, so grpclock logs the stack
+// where the wrapper panicked, once, also through two locks on the stream.
+// A panic of a handler's own is not logged by grpclock.
 func TestStreamPanicKeepsStack(t *testing.T) {
 	env := mwtest.New(t)
 	locks := env.LockFunc()
-	type caught struct {
-		v     any
-		stack string
-	}
-	got := make(chan caught, 4)
+	got := make(chan any, 4)
 	recovering := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 		defer func() {
 			if v := recover(); v != nil {
-				got <- caught{v, string(debug.Stack())}
+				got <- v
 				err = status.Error(codes.Internal, fmt.Sprint(v))
 			}
 		}()
 		return handler(srv, ss)
 	}
+	const logged = "panic recovered in a stream call made under the lock"
 	for _, tc := range []struct {
 		name    string
 		wrap    func(grpc.ServerStream) grpc.ServerStream
 		handler func(grpc.ServerStream) error
 		frame   string // a function on the stack of the original panic
 		msg     string
+		twice   bool // under two locks
 	}{
 		{"send", func(ss grpc.ServerStream) grpc.ServerStream { return panickySendStream{ss} },
 			func(st grpc.ServerStream) error { return st.SendMsg(order("", "", 0, "x")) },
-			"panickySendStream.SendMsg", "stream wrapper panicked"},
+			"panickySendStream.SendMsg", "stream wrapper panicked", false},
 		{"recv", func(ss grpc.ServerStream) grpc.ServerStream { return &panickyRecvStream{ServerStream: ss} },
 			func(st grpc.ServerStream) error { return st.RecvMsg(dynamicpb.NewMessage(orderDesc)) },
-			"(*panickyRecvStream).RecvMsg", errCodec.Error()},
+			"(*panickyRecvStream).RecvMsg", errCodec.Error(), false},
+		{"recv under two locks", func(ss grpc.ServerStream) grpc.ServerStream { return &panickyRecvStream{ServerStream: ss} },
+			func(st grpc.ServerStream) error { return st.RecvMsg(dynamicpb.NewMessage(orderDesc)) },
+			"(*panickyRecvStream).RecvMsg", errCodec.Error(), true},
 		{"handler", func(ss grpc.ServerStream) grpc.ServerStream { return ss },
 			func(grpc.ServerStream) error { panic("handler panicked") },
-			"", "handler panicked"},
+			"", "handler panicked", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id := "panic-stack-" + tc.name
+			id := "panic-stack-" + strings.ReplaceAll(tc.name, " ", "-")
+			var logs syncBuffer
+			log := slog.New(slog.NewTextHandler(&logs, nil))
 			s := &server{stream: func(st grpc.ServerStream) error {
 				if err := st.RecvMsg(dynamicpb.NewMessage(orderDesc)); err != nil {
 					return err
@@ -86,8 +88,13 @@ func TestStreamPanicKeepsStack(t *testing.T) {
 			wrapping := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 				return handler(srv, tc.wrap(ss))
 			}
-			conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(recovering, wrapping, grpclock.StreamServerInterceptor(locks,
-				lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")))...))})
+			chain := []grpc.StreamServerInterceptor{recovering, wrapping, grpclock.StreamServerInterceptor(locks,
+				lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")), grpclock.WithLogger(log))...)}
+			if tc.twice {
+				chain = append(chain, grpclock.StreamServerInterceptor(locks,
+					lockOpts(env, grpclock.WithKeyPrefix(env.Prefix+"second:"), grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")), grpclock.WithLogger(log))...))
+			}
+			conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(chain...)})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			cs, err := conn.NewStream(ctx, &serviceDesc.Streams[1], svc+"Chat")
@@ -102,23 +109,34 @@ func TestStreamPanicKeepsStack(t *testing.T) {
 			if status.Code(err) != codes.Internal || status.Convert(err).Message() != tc.msg {
 				t.Fatalf("stream that panicked: %v, want Internal %q (the recovery interceptor's, printing the panic as raised)", err, tc.msg)
 			}
-			c := <-got
+			v := <-got
+			if fmt.Sprint(v) != tc.msg {
+				t.Fatalf("recovered %T %v, want the value raised", v, v)
+			}
 			if tc.frame == "" {
-				if _, ok := c.v.(*grpclock.StreamPanic); ok {
-					t.Fatalf("handler's own panic was wrapped: %#v", c.v)
+				time.Sleep(100 * time.Millisecond)
+				if out := logs.String(); strings.Contains(out, logged) {
+					t.Fatalf("a handler's own panic was logged by grpclock:\n%s", out)
 				}
 				return
 			}
-			p, ok := c.v.(*grpclock.StreamPanic)
-			if !ok {
-				t.Fatalf("recovered %T %v, want a *grpclock.StreamPanic carrying the stack that names %s; the recovery's own stack names it: %v",
-					c.v, c.v, tc.frame, strings.Contains(c.stack, tc.frame))
+			if v != errCodec && tc.msg == errCodec.Error() {
+				t.Fatalf("recovered %T %v, want the value raised", v, v)
 			}
-			if !strings.Contains(string(p.Stack), tc.frame) {
-				t.Fatalf("StreamPanic.Stack does not name %s:\n%s", tc.frame, p.Stack)
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(logs.String(), logged) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the panic carried to the handler was not logged:\n%s", logs.String())
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-			if e, isErr := p.Value.(error); isErr && !errors.Is(p, e) {
-				t.Fatalf("StreamPanic of error %v does not unwrap to it", e)
+			time.Sleep(100 * time.Millisecond) // a second record would be written meanwhile
+			out := logs.String()
+			if n := strings.Count(out, logged); n != 1 {
+				t.Fatalf("the panic was logged %d times, want once:\n%s", n, out)
+			}
+			if !strings.Contains(out, tc.frame) {
+				t.Fatalf("the panic's log does not name %s, where it was raised:\n%s", tc.frame, out)
 			}
 		})
 	}
