@@ -613,13 +613,19 @@ func answerStatus(err error) *status.Status {
 	return status.FromContextError(err)
 }
 
-// sentStatus is st as gRPC sends it, to be stored and replayed. A message
-// that is not valid UTF-8 (a handler quoting a client's bytes) goes out with
-// each bad byte as U+FFFD, and without the details, which gRPC cannot
-// marshal with such a message; stored as it is, it would not marshal
-// either, and the retry would get AlreadyExists instead of that answer.
+// sentStatus is st as gRPC sends it, to be stored and replayed. gRPC sends
+// the details only if the whole status marshals: not with a message that is
+// not valid UTF-8 (a handler quoting a client's bytes), nor with a detail
+// whose type URL is not; such a message goes out with each bad byte as
+// U+FFFD. Stored as it is, such a status would not marshal either, and the
+// retry would get AlreadyExists instead of that answer.
 func sentStatus(st *status.Status) *spb.Status {
 	p := st.Proto()
+	if len(p.GetDetails()) > 0 {
+		if _, err := proto.Marshal(p); err != nil {
+			p.Details = nil
+		}
+	}
 	if utf8.ValidString(p.GetMessage()) {
 		return p
 	}
@@ -627,7 +633,7 @@ func sentStatus(st *status.Status) *spb.Status {
 	for _, r := range p.GetMessage() { // a bad byte ranges as one utf8.RuneError
 		b.WriteRune(r)
 	}
-	p.Message, p.Details = b.String(), nil
+	p.Message = b.String()
 	return p
 }
 
