@@ -42,6 +42,16 @@ const permitAcquireSource = `#!lua
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 local never = 922337203685477
 local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
@@ -77,14 +87,14 @@ if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
   if value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
 elseif ARGV[4] == '1' then
   -- The attempt repeated here reclaimed them (its publish failed after):
   -- nothing is left to reclaim, and the waiters have not heard.
   local value = tonumber(count or '0')
   if value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
 end
 local value = tonumber(redis.call('get', KEYS[1]) or '0')
@@ -111,7 +121,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "0fcc9d5a1c995f8e0ca15ea91c9f93df147c25ac"
+const permitAcquireSHA1 = "2b8ebfdda0c0fc13cdabd5e9ceba49b174b9ed0e"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -138,6 +148,10 @@ type PermitAcquireResult struct {
 // none will).
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitAcquire returns.

@@ -49,6 +49,16 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- printable is a channel as an error reply may show it: the lock's name in
 -- it is any bytes, and a control byte (a line break) would cut the reply.
 local function printable(s)
@@ -88,13 +98,13 @@ else
   value = tonumber(value or '0')
 end
 if tonumber(ARGV[1]) > 0 then
-  redis.call(ARGV[2], KEYS[3], ARGV[1])
+  redis.call(ARGV[2], KEYS[3], javaCount(ARGV[1]))
 end
 return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "0a01e7b913c89545ffe813de9f221ab2db660007"
+const permitAddPermitsSHA1 = "ba8aad18f74cb8615c11806d368d40754ae31909"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -120,8 +130,10 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 // call with the permits added, and a caller that added again on the error
 // added them twice.
-// printable is a channel as an error reply may show it: the lock's name in
-// it is any bytes, and a control byte (a line break) would cut the reply.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {

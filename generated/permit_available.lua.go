@@ -29,6 +29,16 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
@@ -60,7 +70,7 @@ if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
   if value > 0 then
-    redis.call(ARGV[1], KEYS[3], value)
+    redis.call(ARGV[1], KEYS[3], javaCount(value))
   end
   -- Leases that ended beyond this call's 1000 are free as well.
   return value + redis.call('zcount', KEYS[2], '0', now)
@@ -69,13 +79,13 @@ local value = tonumber(count or '0')
 if ARGV[2] == '1' and value > 0 then
   -- The attempt repeated here reclaimed them (its publish failed after):
   -- nothing is left to reclaim, and the waiters have not heard.
-  redis.call(ARGV[1], KEYS[3], value)
+  redis.call(ARGV[1], KEYS[3], javaCount(value))
 end
 return value
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "80c635703f1561bc2bec4f73ef399dd3b92767f1"
+const permitAvailableSHA1 = "ce2e4eaa5c5bcc624e5f2415d19d524b0325510e"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
@@ -87,6 +97,10 @@ var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 // returned already and answers the count.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string, rewake bool) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{

@@ -39,6 +39,16 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -74,7 +84,7 @@ if not expires then
   -- over (its publish failed after): the waiters have not heard.
   local value = tonumber(count or '0')
   if ARGV[4] == '1' and value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
   return {0, 0}
 end
@@ -92,7 +102,7 @@ if tonumber(expires) <= now then
   redis.call('zrem', KEYS[2], ARGV[1])
   local value = redis.call('incr', KEYS[1])
   if value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
   return {0, 0}
 end
@@ -124,7 +134,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "f13605931169f4bc8e300183a6c4334718aed525"
+const permitExtendSHA1 = "6f26dc41e8e6c012f4335c5292f1884b1f9acf40"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 
@@ -148,13 +158,10 @@ type PermitExtendResult struct {
 // live permit, nothing extended.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
-// refusal is the error a publish of this call would fail with after its
-// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
-// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
-// run the publish command at all or may not publish to the channel, which
-// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
-// when the server has no such command (SPUBLISH renamed away), which the
-// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitExtend returns.

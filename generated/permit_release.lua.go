@@ -42,6 +42,16 @@ const permitReleaseSource = `#!lua flags=allow-oom
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- refusal is the error the publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -70,7 +80,7 @@ if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 if not redis.call('set', KEYS[4], '1', 'nx', 'px', ARGV[3]) then
-  redis.call(ARGV[2], KEYS[3], count or '0')
+  redis.call(ARGV[2], KEYS[3], javaCount(count or '0'))
   return tonumber(redis.call('get', KEYS[4]))
 end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
@@ -102,12 +112,12 @@ if tonumber(expires) <= now then
   status = 2
   redis.call('set', KEYS[4], '2', 'px', ARGV[3])
 end
-redis.call(ARGV[2], KEYS[3], value)
+redis.call(ARGV[2], KEYS[3], javaCount(value))
 return status
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "44257410f6c894194898b42bd52bd57f01ca893e"
+const permitReleaseSHA1 = "118966e989fb4126a00618246268305217f26fd2"
 
 var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 
@@ -128,13 +138,10 @@ var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 // acquisition does.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
-// refusal is the error the publish of this call would fail with after its
-// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
-// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
-// run the publish command at all or may not publish to the channel, which
-// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
-// when the server has no such command (SPUBLISH renamed away), which the
-// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitRelease returns.

@@ -57,6 +57,16 @@ const permitSetPermitsSource = `#!lua flags=allow-oom
 -- @error  LATE     the call reached the server after its reservation ended; nothing changed
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- refusal is the error the publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -90,7 +100,7 @@ if not seen or (seen == '' and redis.call('pttl', KEYS[4]) < tonumber(ARGV[4])) 
 end
 if seen ~= '' then
   if seen == '1' then
-    redis.call(ARGV[2], KEYS[3], ARGV[1])
+    redis.call(ARGV[2], KEYS[3], javaCount(ARGV[1]))
   end
   return tonumber(available or '0')
 end
@@ -104,7 +114,7 @@ if not available then
   end
   redis.call('set', KEYS[1], ARGV[1])
   redis.call('set', KEYS[4], '1', 'px', ARGV[3])
-  redis.call(ARGV[2], KEYS[3], ARGV[1])
+  redis.call(ARGV[2], KEYS[3], javaCount(ARGV[1]))
   return n
 end
 local free = tonumber(available)
@@ -124,12 +134,12 @@ end
 -- %d, not the number itself: Lua would send 15 digits or more in exponent form.
 local value = redis.call('incrby', KEYS[1], string.format('%d', diff))
 redis.call('set', KEYS[4], '1', 'px', ARGV[3])
-redis.call(ARGV[2], KEYS[3], ARGV[1])
+redis.call(ARGV[2], KEYS[3], javaCount(ARGV[1]))
 return value
 `
 
 // permitSetPermitsSHA1 is the SHA-1 of permitSetPermitsSource, the name SCRIPT LOAD gives it.
-const permitSetPermitsSHA1 = "055da61b6597d334cd01c8217fe8fdb83d29d6e5"
+const permitSetPermitsSHA1 = "c29883b7f25a397976e67d5884af77ef3cbbdfc2"
 
 var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSource)
 
@@ -161,13 +171,10 @@ var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSourc
 // is written: Lua numbers are exact only that far.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
-// refusal is the error the publish of this call would fail with after its
-// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
-// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
-// run the publish command at all or may not publish to the channel, which
-// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
-// when the server has no such command (SPUBLISH renamed away), which the
-// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // Redis script flags: allow-oom.
 func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration, slack time.Duration) (int64, error) {

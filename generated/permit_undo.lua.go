@@ -38,6 +38,16 @@ const permitUndoSource = `#!lua flags=allow-oom
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -77,7 +87,7 @@ if redis.call('get', KEYS[4]) == 'given' then
     if err then
       return err
     end
-    redis.call(ARGV[2], KEYS[3], count)
+    redis.call(ARGV[2], KEYS[3], javaCount(count))
   end
   return 1
 end
@@ -96,12 +106,12 @@ if redis.call('zrem', KEYS[2], ARGV[1]) == 0 then
 end
 redis.call('set', KEYS[4], 'given', 'px', ARGV[3])
 local value = redis.call('incr', KEYS[1])
-redis.call(ARGV[2], KEYS[3], value)
+redis.call(ARGV[2], KEYS[3], javaCount(value))
 return 1
 `
 
 // permitUndoSHA1 is the SHA-1 of permitUndoSource, the name SCRIPT LOAD gives it.
-const permitUndoSHA1 = "a5f183fbf10a52a94dbe6743c3ffe21769ed4e3c"
+const permitUndoSHA1 = "77b9976907bdb6345919a327314bcce29693651e"
 
 var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 
@@ -118,13 +128,10 @@ var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 // LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
 // WRONGTYPE, before anything is written: the record is not marked.
 // Reply 1: the permit was given back; 0: the acquisition held none.
-// refusal is the error a publish of this call would fail with after its
-// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
-// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
-// run the publish command at all or may not publish to the channel, which
-// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
-// when the server has no such command (SPUBLISH renamed away), which the
-// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitUndo returns.

@@ -47,6 +47,16 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- printable is a channel as an error reply may show it: the lock's name in
 -- it is any bytes, and a control byte (a line break) would cut the reply.
 local function printable(s)
@@ -86,12 +96,12 @@ if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
 else
   value = tonumber(value or '0')
 end
-redis.call(ARGV[2], KEYS[2], value)
+redis.call(ARGV[2], KEYS[2], javaCount(value))
 return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "81d87e5ac8eec63c211249e50c9e24d5d1abde91"
+const semaphoreReleaseSHA1 = "2da406d1cdb7cb334a6fc3e42edcab9e9179272d"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -115,8 +125,10 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 // call with the permits returned, and a caller that released again on the
 // error returned them twice.
-// printable is a channel as an error reply may show it: the lock's name in
-// it is any bytes, and a control byte (a line break) would cut the reply.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // Redis script flags: allow-oom.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration, persist bool) (int64, error) {

@@ -44,13 +44,23 @@ const semaphoreTrySetSource = `#!lua
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- printable is a channel as an error reply may show it: the lock's name in
 -- it is any bytes, and a control byte (a line break) would cut the reply.
 local function printable(s)
   return (string.gsub(s, '%c', '?'))
 end
 if redis.call('get', KEYS[3]) == ARGV[2] then
-  redis.call(ARGV[3], KEYS[2], ARGV[1])
+  redis.call(ARGV[3], KEYS[2], javaCount(ARGV[1]))
   return 1
 end
 local value = redis.call('get', KEYS[1])
@@ -79,12 +89,12 @@ if redis.acl_check_cmd then
 end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
-redis.call(ARGV[3], KEYS[2], ARGV[1])
+redis.call(ARGV[3], KEYS[2], javaCount(ARGV[1]))
 return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "6336e48728e7c0365aafba1ea5c215dec74293da"
+const semaphoreTrySetSHA1 = "7ebbcde36d4e85d47524e2ebf42e94cca7575b6d"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -106,8 +116,10 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 // a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written (Redis
 // 7's acl_check_cmd): the PUBLISH refused after the SET failed the call with
 // the count set, and the same call made again then answered false.
-// printable is a channel as an error reply may show it: the lock's name in
-// it is any bytes, and a control byte (a line break) would cut the reply.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {

@@ -47,6 +47,16 @@ const semaphoreUndoSource = `#!lua flags=allow-oom
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -81,7 +91,7 @@ if given then
     if err then
       return err
     end
-    redis.call(ARGV[2], KEYS[2], value)
+    redis.call(ARGV[2], KEYS[2], javaCount(value))
   end
   return tonumber(given)
 end
@@ -131,12 +141,12 @@ if err then
 end
 redis.call('set', KEYS[3], 'undone:' .. taken, 'px', ARGV[1])
 local value = redis.call('incrby', KEYS[1], taken)
-redis.call(ARGV[2], KEYS[2], value)
+redis.call(ARGV[2], KEYS[2], javaCount(value))
 return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "ede2a814bf7a6a58f9b8a1958549151b06f46f1f"
+const semaphoreUndoSHA1 = "2cce299ad024b834674b46afa5f96cfd73e9958a"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 
@@ -163,13 +173,10 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 // key now holds no count (a LeanMutex's owner) it fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written: the latch
 // is not marked.
-// refusal is the error a publish of this call would fail with after its
-// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
-// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
-// run the publish command at all or may not publish to the channel, which
-// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
-// when the server has no such command (SPUBLISH renamed away), which the
-// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+// javaCount is a count as a message carries it: a Redisson waiter reads
+// the message as a Long and wakes intValue() of its acquirers, so a count
+// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+// still wakes every one (and a Go waiter as many as it has).
 //
 // Redis script flags: allow-oom.
 func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, deleted string, latchTTL time.Duration, publish string) (int64, error) {

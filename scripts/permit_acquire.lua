@@ -29,6 +29,16 @@
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 local never = 922337203685477
 local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
@@ -64,14 +74,14 @@ if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
   if value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
 elseif ARGV[4] == '1' then
   -- The attempt repeated here reclaimed them (its publish failed after):
   -- nothing is left to reclaim, and the waiters have not heard.
   local value = tonumber(count or '0')
   if value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
 end
 local value = tonumber(redis.call('get', KEYS[1]) or '0')

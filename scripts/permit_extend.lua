@@ -26,6 +26,16 @@
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -61,7 +71,7 @@ if not expires then
   -- over (its publish failed after): the waiters have not heard.
   local value = tonumber(count or '0')
   if ARGV[4] == '1' and value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
   return {0, 0}
 end
@@ -79,7 +89,7 @@ if tonumber(expires) <= now then
   redis.call('zrem', KEYS[2], ARGV[1])
   local value = redis.call('incr', KEYS[1])
   if value > 0 then
-    redis.call(ARGV[3], KEYS[3], value)
+    redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
   return {0, 0}
 end

@@ -25,6 +25,16 @@
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
 -- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
@@ -64,7 +74,7 @@ if redis.call('get', KEYS[4]) == 'given' then
     if err then
       return err
     end
-    redis.call(ARGV[2], KEYS[3], count)
+    redis.call(ARGV[2], KEYS[3], javaCount(count))
   end
   return 1
 end
@@ -83,5 +93,5 @@ if redis.call('zrem', KEYS[2], ARGV[1]) == 0 then
 end
 redis.call('set', KEYS[4], 'given', 'px', ARGV[3])
 local value = redis.call('incr', KEYS[1])
-redis.call(ARGV[2], KEYS[3], value)
+redis.call(ARGV[2], KEYS[3], javaCount(value))
 return 1

@@ -30,13 +30,23 @@
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- javaCount is a count as a message carries it: a Redisson waiter reads
+-- the message as a Long and wakes intValue() of its acquirers, so a count
+-- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
+-- still wakes every one (and a Go waiter as many as it has).
+local function javaCount(v)
+  if tonumber(v) > 2147483647 then
+    return '2147483647'
+  end
+  return v
+end
 -- printable is a channel as an error reply may show it: the lock's name in
 -- it is any bytes, and a control byte (a line break) would cut the reply.
 local function printable(s)
   return (string.gsub(s, '%c', '?'))
 end
 if redis.call('get', KEYS[3]) == ARGV[2] then
-  redis.call(ARGV[3], KEYS[2], ARGV[1])
+  redis.call(ARGV[3], KEYS[2], javaCount(ARGV[1]))
   return 1
 end
 local value = redis.call('get', KEYS[1])
@@ -65,5 +75,5 @@ if redis.acl_check_cmd then
 end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
-redis.call(ARGV[3], KEYS[2], ARGV[1])
+redis.call(ARGV[3], KEYS[2], javaCount(ARGV[1]))
 return 1
