@@ -109,7 +109,9 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	return nil
 }
 
-// Count returns the current count (0 when the latch is not counting).
+// Count returns the current count (0 when the latch is not counting). A
+// count past 2^53 - 1, which a Redisson latch may hold (it counts a long),
+// reads as 2^53 - 1.
 func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return 0, l.fail("count", err)

@@ -10,7 +10,10 @@ import (
 )
 
 // latchCountSource is scripts/latch_count.lua, verbatim.
-const latchCountSource = `-- LatchCount reads a latch's count (0 when it is not counting).
+const latchCountSource = `-- LatchCount reads a latch's count (0 when it is not counting). A count past
+-- 2^53 - 1 (a Redisson latch counts a long) reads as 2^53 - 1: the reply goes
+-- through a Lua number, and one that rounds to 2^63 came back as -2^63,
+-- which reads as an open latch.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
@@ -21,15 +24,18 @@ local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-return tonumber(value or '0')
+return math.min(tonumber(value or '0'), 9007199254740991)
 `
 
 // latchCountSHA1 is the SHA-1 of latchCountSource, the name SCRIPT LOAD gives it.
-const latchCountSHA1 = "f3488c8f74675bed4b0a2854edfa44cb6c7c39e4"
+const latchCountSHA1 = "cf2f75147e2a5315efa209818752e4ef493abf73"
 
 var latchCountScript = rueidis.NewLuaScriptReadOnly(latchCountSource)
 
-// LatchCount reads a latch's count (0 when it is not counting).
+// LatchCount reads a latch's count (0 when it is not counting). A count past
+// 2^53 - 1 (a Redisson latch counts a long) reads as 2^53 - 1: the reply goes
+// through a Lua number, and one that rounds to 2^63 came back as -2^63,
+// which reads as an open latch.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 func LatchCount(ctx context.Context, c rueidis.Client, latch string) (int64, error) {
