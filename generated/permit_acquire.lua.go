@@ -113,7 +113,11 @@ if value >= 1 then
   end
   return {1, expires}
 end
-local first = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
+-- The soonest lease from 0 on: a lease end below 0 (a Redisson lease near
+-- Long.MAX_VALUE ms wraps there) is reclaimed by nobody (every client
+-- reclaims 0 to now), and read as over it made the waiter call again every
+-- millisecond.
+local first = redis.call('zrangebyscore', KEYS[2], '0', '+inf', 'withscores', 'limit', '0', '1')
 if first[2] ~= nil and tonumber(first[2]) < never then
   return {0, math.max(0, tonumber(first[2]) - now)}
 end
@@ -121,7 +125,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "2b8ebfdda0c0fc13cdabd5e9ceba49b174b9ed0e"
+const permitAcquireSHA1 = "c9418435738ec15c816fa40fba7fd02f95336425"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 

@@ -115,7 +115,9 @@ local until_ = now + tonumber(ARGV[2])
 -- it is no held permit to compare with.
 -- Before the write: a refused SPUBLISH, made again with PUBLISH, finds the
 -- lease as it was.
-local first = tonumber(redis.call('zrange', KEYS[2], '0', '0', 'withscores')[2])
+-- From 0 on, as PermitAcquire reads it: a lease end below 0 is over for
+-- nobody, and would publish at every Extend.
+local first = tonumber(redis.call('zrangebyscore', KEYS[2], '0', '+inf', 'withscores', 'limit', '0', '1')[2])
 if until_ < first or first <= now then
   local err = refusal(ARGV[3], {KEYS[3]})
   if err then
@@ -134,7 +136,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "6f26dc41e8e6c012f4335c5292f1884b1f9acf40"
+const permitExtendSHA1 = "05a18b6d66d437e196114c28f3b6fbb274644746"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 

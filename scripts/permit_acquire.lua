@@ -100,7 +100,11 @@ if value >= 1 then
   end
   return {1, expires}
 end
-local first = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
+-- The soonest lease from 0 on: a lease end below 0 (a Redisson lease near
+-- Long.MAX_VALUE ms wraps there) is reclaimed by nobody (every client
+-- reclaims 0 to now), and read as over it made the waiter call again every
+-- millisecond.
+local first = redis.call('zrangebyscore', KEYS[2], '0', '+inf', 'withscores', 'limit', '0', '1')
 if first[2] ~= nil and tonumber(first[2]) < never then
   return {0, math.max(0, tonumber(first[2]) - now)}
 end

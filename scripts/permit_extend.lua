@@ -102,7 +102,9 @@ local until_ = now + tonumber(ARGV[2])
 -- it is no held permit to compare with.
 -- Before the write: a refused SPUBLISH, made again with PUBLISH, finds the
 -- lease as it was.
-local first = tonumber(redis.call('zrange', KEYS[2], '0', '0', 'withscores')[2])
+-- From 0 on, as PermitAcquire reads it: a lease end below 0 is over for
+-- nobody, and would publish at every Extend.
+local first = tonumber(redis.call('zrangebyscore', KEYS[2], '0', '+inf', 'withscores', 'limit', '0', '1')[2])
 if until_ < first or first <= now then
   local err = refusal(ARGV[3], {KEYS[3]})
   if err then
