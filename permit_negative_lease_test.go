@@ -51,3 +51,29 @@ func TestPermitWaiterBesideNegativeLease(t *testing.T) {
 		t.Fatalf("State = %+v, %v; want no permit available", st, err)
 	}
 }
+
+// State counts a permit whose lease end wrapped below 0 as held: nobody
+// reclaims it, so it is neither free nor gone.
+func TestPermitStateCountsNegativeLease(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 10*time.Second)
+	p := mustPermits(t, c, "wrapped-state")
+	if ok, err := p.TrySetPermits(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	raw, _ := permitWire(randomID())
+	node.Do(t, "DECR", p.Key())
+	node.Do(t, "ZADD", redissonSuffix(p.Key(), "timeout"), "-9223372036854", string(raw))
+	if _, err := p.AvailablePermits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Available != 1 || st.Held != 1 {
+		t.Fatalf("State = %+v; want 1 available and the permit whose lease end wrapped below 0 held", st)
+	}
+}

@@ -614,7 +614,8 @@ type PermitState struct {
 	// Available is the number of permits free now, counting permits whose
 	// lease has ended (the next call returns them to the pool).
 	Available int64
-	// Held is the number of permits held under a lease that has not ended.
+	// Held is the number of permits held under a lease that has not ended
+	// (one whose end is below 0, which no client reclaims, included).
 	Held int64
 }
 

@@ -28,12 +28,14 @@ end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zcount', KEYS[2], '0', now)
-local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
+-- A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms wraps there)
+-- is reclaimed by nobody (every client reclaims 0 to now): held for good.
+local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf') + redis.call('zcount', KEYS[2], '-inf', '(0')
 return {tonumber(value or '0') + expired, held}
 `
 
 // permitStateSHA1 is the SHA-1 of permitStateSource, the name SCRIPT LOAD gives it.
-const permitStateSHA1 = "e9c6387fb8e43b7b38603729351f1bcacca7a8a3"
+const permitStateSHA1 = "49dbb03579b0fcd84952a63efc6205a3cdab8870"
 
 var permitStateScript = rueidis.NewLuaScriptReadOnly(permitStateSource)
 

@@ -16,5 +16,7 @@ end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zcount', KEYS[2], '0', now)
-local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
+-- A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms wraps there)
+-- is reclaimed by nobody (every client reclaims 0 to now): held for good.
+local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf') + redis.call('zcount', KEYS[2], '-inf', '(0')
 return {tonumber(value or '0') + expired, held}
