@@ -1,40 +1,13 @@
 package scriptlock
 
 import (
-	"context"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyInfoClient is a rueidis client whose INFO calls, on it or on the
-// node clients its Nodes gives, panic while armed, as a client wrapper may,
-// before anything is sent.
-type panickyInfoClient struct {
-	rueidis.Client
-	armed *atomic.Bool
-}
-
-func (p *panickyInfoClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if cs := cmd.Commands(); len(cs) > 0 && strings.EqualFold(cs[0], "INFO") && p.armed.Load() {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Do(ctx, cmd)
-}
-
-func (p *panickyInfoClient) Nodes() map[string]rueidis.Client {
-	out := map[string]rueidis.Client{}
-	for addr, n := range p.Client.Nodes() {
-		out[addr] = &panickyInfoClient{Client: n, armed: p.armed}
-	}
-	return out
-}
 
 // The replica count a guarded acquisition takes meets a client wrapper
 // that panics on INFO: the panic is logged and the count is one that could
@@ -44,10 +17,10 @@ func (p *panickyInfoClient) Nodes() map[string]rueidis.Client {
 func TestReplicaCountPanicLogged(t *testing.T) {
 	t.Parallel()
 	primary, _ := redistest.Replicated(t)
-	var armed atomic.Bool
-	armed.Store(true)
+	rc := newPanickyNodes(primary.Client(t), commandDo("INFO"))
+	rc.left.Store(-1)
 	var logs syncBuffer
-	c := newTestClient(t, &panickyInfoClient{Client: primary.Client(t), armed: &armed},
+	c := newTestClient(t, rc,
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	m := mustMutex(t, c, "count-panic")
 	ctx := testCtx(t, 20*time.Second)
@@ -64,7 +37,7 @@ func TestReplicaCountPanicLogged(t *testing.T) {
 	if c.guard.checked.Load() != 0 {
 		t.Fatal("a count was stored though every INFO panicked")
 	}
-	armed.Store(false)
+	rc.left.Store(0)
 	if l, err = m.TryLock(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +55,10 @@ func TestReplicaCountPanicLogged(t *testing.T) {
 func TestEvictionCheckPanicLogged(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	var armed atomic.Bool
-	armed.Store(true)
+	rc := newPanickyNodes(node.Client(t), commandDo("INFO"))
+	rc.left.Store(-1)
 	var logs syncBuffer
-	c := newTestClient(t, &panickyInfoClient{Client: node.Client(t), armed: &armed},
+	c := newTestClient(t, rc,
 		WithFailoverGuard(false, 0), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	m := mustMutex(t, c, "eviction-panic")
 	ctx := testCtx(t, 20*time.Second)

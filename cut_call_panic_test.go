@@ -1,37 +1,11 @@
 package scriptlock
 
 import (
-	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyCutClient is a rueidis client whose next call of a wait's later
-// attempt (its context marked cutCallKey) panics, as a client wrapper (a
-// hook, a middleware) may, before anything is sent.
-type panickyCutClient struct {
-	rueidis.Client
-	armed atomic.Bool
-}
-
-func (p *panickyCutClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if ctx.Value(cutCallKey{}) != nil && p.armed.CompareAndSwap(true, false) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Do(ctx, cmd)
-}
-
-func (p *panickyCutClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	if ctx.Value(cutCallKey{}) != nil && p.armed.CompareAndSwap(true, false) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.DoMulti(ctx, multi...)
-}
 
 // A waiting Lock's later attempt, whose calls Close may cut off and so run
 // on a goroutine of their own, meets a client wrapper that panics: the
@@ -42,7 +16,11 @@ func TestCutCallPanicReachesCaller(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	h := newTestClient(t, node.Client(t))
-	rc := &panickyCutClient{Client: node.Client(t)}
+	// The next call of a wait's later attempt (its context marked
+	// cutCallKey) panics.
+	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool {
+		return (c.method == "Do" || c.method == "DoMulti") && c.ctx.Value(cutCallKey{}) != nil
+	})
 	c := newTestClient(t, rc, WithKeyPrefix(h.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)
 	hm := mustMutex(t, h, "cut-panic")
@@ -51,7 +29,7 @@ func TestCutCallPanicReachesCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := mustMutex(t, c, "cut-panic")
-	rc.armed.Store(true)
+	rc.left.Store(1)
 	if p := panicked(func() { _, _ = m.Lock(ctx) }); p == nil {
 		t.Fatal("Lock did not panic")
 	}

@@ -7,34 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyDedicatedClient is panickyKeyClient whose dedicated connections
-// (a Cluster's guarded batches) panic as its own calls do.
-type panickyDedicatedClient struct{ *panickyKeyClient }
-
-func (p panickyDedicatedClient) Dedicated(fn func(rueidis.DedicatedClient) error) error {
-	return p.panickyKeyClient.Client.Dedicated(func(d rueidis.DedicatedClient) error {
-		return fn(panickyDedicated{DedicatedClient: d, p: p.panickyKeyClient})
-	})
-}
-
-type panickyDedicated struct {
-	rueidis.DedicatedClient
-	p *panickyKeyClient
-}
-
-func (d panickyDedicated) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	for _, cmd := range multi {
-		if d.p.hit(cmd) {
-			panic("client wrapper panicked")
-		}
-	}
-	return d.DedicatedClient.DoMulti(ctx, multi...)
-}
 
 // On a Cluster under the failover guard, a watchdog round of several holds
 // in one slot sends their renewals on a goroutine per slot group; a client
@@ -45,8 +19,8 @@ func TestGuardedGroupPanicReachesRound(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
 	var logs syncBuffer
-	rc := &panickyKeyClient{Client: cl.Client(t), key: "{gp}a"}
-	c, err := New(panickyDedicatedClient{rc}, sharedPrefix(t), WithFailoverGuard(true, 500*time.Millisecond),
+	rc := newPanickyClient(cl.Client(t), scriptNaming("{gp}a", "Do", "DoMulti", "Dedicated.DoMulti"))
+	c, err := New(rc, sharedPrefix(t), WithFailoverGuard(true, 500*time.Millisecond),
 		WithWatchdog(2*time.Second, 500*time.Millisecond), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if err != nil {
 		t.Fatal(err)

@@ -28,8 +28,8 @@ func TestGuardedRenewalPanicStackNamesWrapper(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
 	var logs syncBuffer
-	rc := &panickyKeyClient{Client: cl.Client(t), key: "{gs}a"}
-	c, err := New(panickyDedicatedClient{rc}, sharedPrefix(t), WithFailoverGuard(true, 500*time.Millisecond),
+	rc := newPanickyClient(cl.Client(t), scriptNaming("{gs}a", "Do", "DoMulti", "Dedicated.DoMulti"))
+	c, err := New(rc, sharedPrefix(t), WithFailoverGuard(true, 500*time.Millisecond),
 		WithWatchdog(2*time.Second, 500*time.Millisecond), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if err != nil {
 		t.Fatal(err)

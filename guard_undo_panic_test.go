@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -18,11 +17,7 @@ func TestUnackedUndoPanicUndoneLater(t *testing.T) {
 		t.Run(op, func(t *testing.T) {
 			t.Parallel()
 			primary, replica := redistest.Replicated(t)
-			cmd, err := generated.SemaphoreUndoCommand(primary.Client(t), "k", "c", "l", "d", time.Minute, "publish")
-			if err != nil {
-				t.Fatal(err)
-			}
-			rc := &panickyUndoOnce{panickyUndoClient: panickyUndoClient{Client: primary.Client(t), sha: cmd.Commands()[1]}}
+			rc := newPanickyClient(primary.Client(t), scriptRuns(semaphoreUndoSHA(t, primary.Client(t))))
 			c := newTestClient(t, rc, WithFailoverGuard(true, 200*time.Millisecond))
 			ctx := testCtx(t, 30*time.Second)
 			s := mustSem(t, c, "unacked-undo-panic")
@@ -37,7 +32,7 @@ func TestUnackedUndoPanicUndoneLater(t *testing.T) {
 			}
 			replica.Pause()
 			defer replica.Resume()
-			rc.armed.Store(true)
+			rc.left.Store(1)
 			p := panicked(func() {
 				if op == "acquire" {
 					_ = s.TryAcquire(ctx, 2, 0)
@@ -48,7 +43,7 @@ func TestUnackedUndoPanicUndoneLater(t *testing.T) {
 			if p == nil {
 				t.Fatalf("%s did not panic", op)
 			}
-			if rc.armed.Load() {
+			if rc.left.Load() != 0 {
 				t.Fatal("the undo was not made")
 			}
 			if !eventually(5*time.Second, func() bool { return countAt(t, primary, s.Key()) == 2 }) {

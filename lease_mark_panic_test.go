@@ -2,28 +2,11 @@ package scriptlock
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyClient is a rueidis client whose next script call panics, as a
-// client wrapper (a hook, a middleware) may, before anything is sent.
-type panickyClient struct {
-	rueidis.Client
-	next atomic.Bool
-}
-
-func (p *panickyClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if cs := cmd.Commands(); len(cs) > 0 && (cs[0] == "EVALSHA" || cs[0] == "EVAL") && p.next.CompareAndSwap(true, false) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Do(ctx, cmd)
-}
 
 // A re-entry of a watchdog hold whose call panics in the client (the caller
 // recovers, as net/http does) ran nothing on the server. The hold must still
@@ -31,7 +14,7 @@ func (p *panickyClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.R
 func TestPanickingReentryKeepsRenewals(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := &panickyClient{Client: node.Client(t)}
+	rc := newPanickyClient(node.Client(t), scriptsThrough("Do"))
 	c := newTestClient(t, rc, WithWatchdog(time.Second, 300*time.Millisecond))
 	m := mustMutex(t, c, "panic-reentry")
 	warm(t, m)
@@ -44,7 +27,7 @@ func TestPanickingReentryKeepsRenewals(t *testing.T) {
 	defer m.Unlock(outer)
 	func() {
 		defer func() { _ = recover() }()
-		rc.next.Store(true)
+		rc.left.Store(1)
 		_, _ = m.Lock(xctx)
 		t.Fatal("the re-entry did not panic")
 	}()

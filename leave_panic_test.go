@@ -33,7 +33,8 @@ func TestBackgroundLeavePanicLogged(t *testing.T) {
 			}
 			var logs syncBuffer
 			h := newTestClient(t, node.Client(t))
-			rc := &panickyUndoClient{Client: node.Client(t), sha: cmd.Commands()[1]}
+			rc := newPanickyClient(node.Client(t), scriptRuns(cmd.Commands()[1]))
+			rc.left.Store(-1)
 			c := newTestClient(t, rc, WithKeyPrefix(h.cfg.prefix), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 			ctx := testCtx(t, 20*time.Second)
 			var hl, l Locker

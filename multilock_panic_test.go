@@ -79,7 +79,7 @@ func TestMultiLockGiveBackPanicRecovered(t *testing.T) {
 func TestMultiLockExtendPanicReachesCaller(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := &panickyClient{Client: node.Client(t)}
+	rc := newPanickyClient(node.Client(t), scriptsThrough("Do"))
 	plain := newTestClient(t, node.Client(t))
 	wrapped := newTestClient(t, rc)
 	ctx := testCtx(t, 20*time.Second)
@@ -90,7 +90,7 @@ func TestMultiLockExtendPanicReachesCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ml.Unlock(lctx)
-	rc.next.Store(true)
+	rc.left.Store(1)
 	if p := panicked(func() { _ = ml.Extend(ctx, lctx, 20*time.Second) }); p == nil {
 		t.Fatal("Extend did not panic")
 	}

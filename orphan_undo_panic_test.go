@@ -1,34 +1,11 @@
 package scriptlock
 
 import (
-	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panicOnceClient panics on its next call once armed, once.
-type panicOnceClient struct {
-	rueidis.Client
-	armed atomic.Bool
-}
-
-func (p *panicOnceClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if p.armed.CompareAndSwap(true, false) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Do(ctx, cmd)
-}
-
-func (p *panicOnceClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	if p.armed.CompareAndSwap(true, false) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.DoMulti(ctx, multi...)
-}
 
 // An acquisition that re-enters a hold the Client has no record of (an
 // orphan, left by an attempt whose reply was lost) gives it back at once on
@@ -38,7 +15,7 @@ func (p *panicOnceClient) DoMulti(ctx context.Context, multi ...rueidis.Complete
 func TestOrphanUndoPanicUndoneLater(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := &panicOnceClient{Client: node.Client(t)}
+	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool { return c.method == "Do" || c.method == "DoMulti" })
 	c := newTestClient(t, rc)
 	ctx := testCtx(t, 30*time.Second)
 	m := mustMutex(t, c, "orphan-undo-panic")
@@ -50,13 +27,13 @@ func TestOrphanUndoPanicUndoneLater(t *testing.T) {
 	if err := raw.Do(ctx, raw.B().Pexpire().Key(m.Key()).Milliseconds(time.Minute.Milliseconds()).Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	c.grantHook = func() { rc.armed.Store(true) } // the orphan's undo panics
+	c.grantHook = func() { rc.left.Store(1) } // the orphan's undo panics
 	p := panicked(func() { _, _ = m.Lock(WithOwner(ctx, "owner-x")) })
 	c.grantHook = nil
 	if p == nil {
 		t.Fatal("Lock did not panic")
 	}
-	if rc.armed.Load() {
+	if rc.left.Load() != 0 {
 		t.Fatal("the undo was not made")
 	}
 	if !eventually(5*time.Second, func() bool {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,10 +44,10 @@ func debugLogger(logs *syncBuffer) *slog.Logger {
 func TestEvictionCheckPanicLoggedOnce(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	var armed atomic.Bool
-	armed.Store(true)
+	rc := newPanickyNodes(node.Client(t), commandDo("INFO"))
+	rc.left.Store(-1)
 	var logs syncBuffer
-	c := newTestClient(t, &panickyInfoClient{Client: node.Client(t), armed: &armed},
+	c := newTestClient(t, rc,
 		WithFailoverGuard(false, 0), WithLogger(debugLogger(&logs)))
 	c.guard.evictionEvery = 100 * time.Millisecond
 	m := mustMutex(t, c, "eviction-panic-once")
@@ -74,9 +73,9 @@ func TestEvictionCheckPanicLoggedOnce(t *testing.T) {
 	if panicAgains(&logs, checkingEviction) == 0 {
 		t.Fatalf("the later panics were not logged at DEBUG; log:\n%s", logs.String())
 	}
-	armed.Store(false)
+	rc.left.Store(0)
 	checks(2)
-	armed.Store(true)
+	rc.left.Store(-1)
 	checks(2)
 	if n := panicErrors(&logs, checkingEviction); n != 2 {
 		t.Fatalf("after a check that went through and one that panicked again, %d panics logged at ERROR, want 2; log:\n%s", n, logs.String())
@@ -90,10 +89,10 @@ func TestEvictionCheckPanicLoggedOnce(t *testing.T) {
 func TestReplicaCountPanicLoggedOnce(t *testing.T) {
 	t.Parallel()
 	primary, _ := redistest.Replicated(t)
-	var armed atomic.Bool
-	armed.Store(true)
+	rc := newPanickyNodes(primary.Client(t), commandDo("INFO"))
+	rc.left.Store(-1)
 	var logs syncBuffer
-	c := newTestClient(t, &panickyInfoClient{Client: primary.Client(t), armed: &armed}, WithLogger(debugLogger(&logs)))
+	c := newTestClient(t, rc, WithLogger(debugLogger(&logs)))
 	m := mustMutex(t, c, "count-panic-once")
 	ctx := testCtx(t, 30*time.Second)
 	lock := func() {
@@ -118,12 +117,12 @@ func TestReplicaCountPanicLoggedOnce(t *testing.T) {
 	if panicAgains(&logs, countingReplicas) < 2 {
 		t.Fatalf("the later panics were not logged at DEBUG; log:\n%s", logs.String())
 	}
-	armed.Store(false)
+	rc.left.Store(0)
 	lock()
 	if !eventually(5*time.Second, func() bool { return c.guard.checked.Load() != 0 }) {
 		t.Fatal("no count once INFO answers")
 	}
-	armed.Store(true)
+	rc.left.Store(-1)
 	c.guard.checked.Store(0) // the next acquisition counts again
 	lock()
 	if !eventually(5*time.Second, func() bool { return panicErrors(&logs, countingReplicas) == 2 }) {
@@ -139,8 +138,8 @@ func TestReceivePanicLoggedOnce(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	h := newTestClient(t, node.Client(t))
-	rc := &panickyReceiveClient{Client: node.Client(t)}
-	rc.armed.Store(true)
+	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool { return c.method == "Receive" })
+	rc.left.Store(-1)
 	var logs syncBuffer
 	c := newTestClient(t, rc, WithKeyPrefix(h.cfg.prefix), WithLogger(debugLogger(&logs)))
 	ctx := testCtx(t, 20*time.Second)
@@ -162,7 +161,7 @@ func TestReceivePanicLoggedOnce(t *testing.T) {
 	if panicAgains(&logs, what) < 2 {
 		t.Fatalf("the later panics were not logged at DEBUG; log:\n%s", logs.String())
 	}
-	rc.armed.Store(false)
+	rc.left.Store(0)
 	if _, err := m.TryLock(ctx, 300*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
 		t.Fatalf("TryLock of a held lock: %v, want ErrNotAcquired", err)
 	}
@@ -176,7 +175,7 @@ func TestReceivePanicLoggedOnce(t *testing.T) {
 	if hl, err = hm.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rc.armed.Store(true)
+	rc.left.Store(-1)
 	if _, err := m.TryLock(ctx, 200*time.Millisecond); !errors.Is(err, ErrNotAcquired) && !errors.Is(err, errCallPanicked) {
 		t.Fatalf("TryLock of a held lock: %v", err)
 	}

@@ -20,7 +20,7 @@ func TestPermitUnackedUndoPanicUndoneLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := &panickyUndoOnce{panickyUndoClient: panickyUndoClient{Client: primary.Client(t), sha: cmd.Commands()[1]}}
+	rc := newPanickyClient(primary.Client(t), scriptRuns(cmd.Commands()[1]))
 	c := newTestClient(t, rc, WithFailoverGuard(true, 200*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
 	s := mustPermits(t, c, "permit-unacked-undo-panic")
@@ -36,11 +36,11 @@ func TestPermitUnackedUndoPanicUndoneLater(t *testing.T) {
 	}
 	replica.Pause()
 	defer replica.Resume()
-	rc.armed.Store(true)
+	rc.left.Store(1)
 	if p := panicked(func() { _, _ = s.TryAcquire(ctx, time.Minute, 0) }); p == nil {
 		t.Fatal("TryAcquire did not panic")
 	}
-	if rc.armed.Load() {
+	if rc.left.Load() != 0 {
 		t.Fatal("the undo was not made")
 	}
 	if !eventually(5*time.Second, func() bool {

@@ -1,32 +1,14 @@
 package scriptlock
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyReceiveClient is a rueidis client whose Receive (a wait's
-// subscription) panics while armed, as a client wrapper may.
-type panickyReceiveClient struct {
-	rueidis.Client
-	armed atomic.Bool
-}
-
-func (p *panickyReceiveClient) Receive(ctx context.Context, subscribe rueidis.Completed, fn func(rueidis.PubSubMessage)) error {
-	if p.armed.Load() {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Receive(ctx, subscribe, fn)
-}
 
 // A wait's subscription, whose Receive runs on a goroutine of the Client's
 // own, meets a client wrapper that panics: the panic is logged and the
@@ -38,8 +20,8 @@ func TestReceivePanicLogged(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	h := newTestClient(t, node.Client(t))
-	rc := &panickyReceiveClient{Client: node.Client(t)}
-	rc.armed.Store(true)
+	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool { return c.method == "Receive" })
+	rc.left.Store(-1)
 	var logs syncBuffer
 	c := newTestClient(t, rc, WithKeyPrefix(h.cfg.prefix), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	ctx := testCtx(t, 20*time.Second)
@@ -54,7 +36,7 @@ func TestReceivePanicLogged(t *testing.T) {
 	if !eventually(5*time.Second, func() bool { return strings.Contains(logs.String(), "panic recovered") }) {
 		t.Fatalf("the subscription's panic was not logged; log:\n%s", logs.String())
 	}
-	rc.armed.Store(false)
+	rc.left.Store(0)
 	if err := hm.Unlock(hl); err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestRedLockExtendPanicReachesCaller(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	prefix := sharedPrefix(t)
-	rc := &panickyClient{Client: nodes[1].Client(t)}
+	rc := newPanickyClient(nodes[1].Client(t), scriptsThrough("Do"))
 	cs := []*Client{
 		newTestClient(t, nodes[0].Client(t), prefix),
 		newTestClient(t, rc, prefix),
@@ -112,7 +112,7 @@ func TestRedLockExtendPanicReachesCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Unlock(lctx)
-	rc.next.Store(true)
+	rc.left.Store(1)
 	if p := panicked(func() { _ = r.Extend(ctx, lctx, 20*time.Second) }); p == nil {
 		t.Fatal("Extend did not panic")
 	}

@@ -32,7 +32,7 @@ func TestBackgroundUndoPanicStackNamesWrapper(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(first, "panickyUndoClient).Do") {
+	if !strings.Contains(first, "panickyClient).Do") {
 		t.Fatalf("the undo's panic was logged without the wrapper's frames in its stack:\n%s", first)
 	}
 }

@@ -2,60 +2,17 @@ package scriptlock
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/rueidis"
 
-	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyUndoClient is a rueidis client whose every call of one script (a
-// Semaphore's undo) panics, as a client wrapper (a hook, a middleware) may,
-// before anything is sent.
-type panickyUndoClient struct {
-	rueidis.Client
-	sha string
-}
-
-func (p *panickyUndoClient) is(cmd rueidis.Completed) bool {
-	cs := cmd.Commands()
-	if len(cs) < 2 {
-		return false
-	}
-	switch strings.ToUpper(cs[0]) {
-	case "EVALSHA":
-		return cs[1] == p.sha
-	case "EVAL":
-		sum := sha1.Sum([]byte(cs[1]))
-		return hex.EncodeToString(sum[:]) == p.sha
-	}
-	return false
-}
-
-func (p *panickyUndoClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if p.is(cmd) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Do(ctx, cmd)
-}
-
-func (p *panickyUndoClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	for _, cmd := range multi {
-		if p.is(cmd) {
-			panic("client wrapper panicked")
-		}
-	}
-	return p.Client.DoMulti(ctx, multi...)
-}
 
 // panickyUndoSetup is a Client reaching a server through a proxy, whose
 // rueidis client panics on a Semaphore's undo, and a Semaphore of one
@@ -64,11 +21,8 @@ func panickyUndoSetup(t *testing.T, name string, logs *syncBuffer) (*netproxy.Pr
 	t.Helper()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	cmd, err := generated.SemaphoreUndoCommand(node.Client(t), "k", "c", "l", "d", time.Minute, "publish")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := &panickyUndoClient{Client: px.Client(t), sha: cmd.Commands()[1]}
+	rc := newPanickyClient(px.Client(t), scriptRuns(semaphoreUndoSHA(t, node.Client(t))))
+	rc.left.Store(-1)
 	c := newTestClient(t, rc, WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 	sem := mustSem(t, c, name)
 	ctx := testCtx(t, 10*time.Second)
@@ -162,11 +116,7 @@ func TestSettleUndoPanicUndoneLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(prc.Close)
-	cmd, err := generated.SemaphoreUndoCommand(node.Client(t), "k", "c", "l", "d", time.Minute, "publish")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := &panickyUndoOnce{panickyUndoClient: panickyUndoClient{Client: prc, sha: cmd.Commands()[1]}}
+	rc := newPanickyClient(prc, scriptRuns(semaphoreUndoSHA(t, node.Client(t))))
 	var logs syncBuffer
 	c := newTestClient(t, rc, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	h := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
@@ -182,7 +132,7 @@ func TestSettleUndoPanicUndoneLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := mustSem(t, h, "undo-panic-settle")
-	rc.armed.Store(true)
+	rc.left.Store(1)
 	px.FreezeReplies()
 	caught := make(chan any, 1)
 	go func() { caught <- panicked(func() { _ = sem.TryAcquire(ctx, 1, 10*time.Second) }) }()
@@ -204,26 +154,4 @@ func TestSettleUndoPanicUndoneLater(t *testing.T) {
 		n, err := hs.AvailablePermits(ctx)
 		t.Fatalf("the permit the attempt took did not come back: %d available (%v)", n, err)
 	}
-}
-
-// panickyUndoOnce is panickyUndoClient panicking only while armed, once.
-type panickyUndoOnce struct {
-	panickyUndoClient
-	armed atomic.Bool
-}
-
-func (p *panickyUndoOnce) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if p.is(cmd) && p.armed.CompareAndSwap(true, false) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Do(ctx, cmd)
-}
-
-func (p *panickyUndoOnce) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	for _, cmd := range multi {
-		if p.is(cmd) && p.armed.CompareAndSwap(true, false) {
-			panic("client wrapper panicked")
-		}
-	}
-	return p.Client.DoMulti(ctx, multi...)
 }

@@ -19,7 +19,7 @@ func TestWatchdogRenewalPanicLoggedOnce(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	var logs syncBuffer
-	rc := &panickyKeyClient{Client: node.Client(t), key: "wd-panic-log"}
+	rc := newPanickyClient(node.Client(t), scriptNaming("wd-panic-log", "Do", "DoMulti"))
 	c := newTestClient(t, rc, WithWatchdog(3*time.Second, 300*time.Millisecond),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	ctx := testCtx(t, 30*time.Second)

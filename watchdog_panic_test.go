@@ -5,65 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyKeyClient is a rueidis client whose script calls (alone or in a
-// pipeline) naming a key containing key panic while left is above zero, or
-// for good when left starts below zero, as a client wrapper may, before
-// anything is sent.
-type panickyKeyClient struct {
-	rueidis.Client
-	key  string
-	left atomic.Int64
-}
-
-func (p *panickyKeyClient) hit(cmd rueidis.Completed) bool {
-	cs := cmd.Commands()
-	if len(cs) < 3 || (cs[0] != "EVALSHA" && cs[0] != "EVAL") {
-		return false
-	}
-	named := false
-	for _, a := range cs[3:] {
-		named = named || strings.Contains(a, p.key)
-	}
-	if !named {
-		return false
-	}
-	for {
-		n := p.left.Load()
-		switch {
-		case n < 0:
-			return true
-		case n == 0:
-			return false
-		case p.left.CompareAndSwap(n, n-1):
-			return true
-		}
-	}
-}
-
-func (p *panickyKeyClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if p.hit(cmd) {
-		panic("client wrapper panicked")
-	}
-	return p.Client.Do(ctx, cmd)
-}
-
-func (p *panickyKeyClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
-	for _, cmd := range multi {
-		if p.hit(cmd) {
-			panic("client wrapper panicked")
-		}
-	}
-	return p.Client.DoMulti(ctx, multi...)
-}
 
 // A watchdog renewal round meets a client wrapper that panics on one
 // hold's renewal: the panic is logged, not let through (it crashed the
@@ -82,7 +28,7 @@ func TestWatchdogRenewalPanic(t *testing.T) {
 			t.Parallel()
 			node := redistest.Server(t)
 			var logs syncBuffer
-			rc := &panickyKeyClient{Client: node.Client(t), key: "wd-panic-a"}
+			rc := newPanickyClient(node.Client(t), scriptNaming("wd-panic-a", "Do", "DoMulti"))
 			c := newTestClient(t, rc, WithWatchdog(time.Second, 300*time.Millisecond),
 				WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 			ctx := testCtx(t, 20*time.Second)

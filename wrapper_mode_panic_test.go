@@ -4,36 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
-
-// panickyModeClient is a rueidis client whose Mode and Nodes (methods of
-// rueidis.Client other than its calls) panic once switched on, as a client
-// wrapper's may.
-type panickyModeClient struct {
-	rueidis.Client
-	mode, nodes atomic.Bool
-}
-
-func (p *panickyModeClient) Mode() rueidis.ClientMode {
-	if p.mode.Load() {
-		panic("client wrapper's Mode panicked")
-	}
-	return p.Client.Mode()
-}
-
-func (p *panickyModeClient) Nodes() map[string]rueidis.Client {
-	if p.nodes.Load() {
-		panic("client wrapper's Nodes panicked")
-	}
-	return p.Client.Nodes()
-}
 
 // A client wrapper whose Mode panics after New does not crash the process
 // from the watchdog's goroutine, which asks the mode at every round: a
@@ -43,7 +18,7 @@ func TestWatchdogModePanic(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	var logs syncBuffer
-	rc := &panickyModeClient{Client: node.Client(t)}
+	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool { return c.method == "Mode" })
 	c := newTestClient(t, rc, WithWatchdog(time.Second, 300*time.Millisecond),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	ctx := testCtx(t, 20*time.Second)
@@ -52,7 +27,7 @@ func TestWatchdogModePanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc.mode.Store(true)
+	rc.left.Store(-1)
 	time.Sleep(2 * time.Second) // past the 1 s lease: renewals carry it on
 	if err := context.Cause(h); err != nil {
 		t.Fatalf("the hold ended: %v; log:\n%s", err, logs.String())
@@ -77,10 +52,10 @@ func TestNodesPanicLogged(t *testing.T) {
 			t.Parallel()
 			node := redistest.Server(t)
 			var logs syncBuffer
-			rc := &panickyModeClient{Client: node.Client(t)}
+			rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool { return c.method == "Nodes" })
 			c := newTestClient(t, rc, WithFailoverGuard(guard, 200*time.Millisecond),
 				WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-			rc.nodes.Store(true)
+			rc.left.Store(-1)
 			ctx := testCtx(t, 20*time.Second)
 			m := mustMutex(t, c, "nodes-panic")
 			// Uncounted, the guarded acquisition waits for a replica the
