@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A Java holder may set any lease (a PEXPIRE of centuries). Behind it, only
@@ -17,16 +15,10 @@ import (
 // behind a Redisson holder and subscribed to Redisson's channel as well.
 func TestFairMutexSecondWaiterBehindLongJavaLease(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	c1 := newTestClient(t, node.Client(t), WithWaiterTimeout(30*time.Second))
-	c2 := newTestClient(t, node.Client(t), WithWaiterTimeout(30*time.Second), WithKeyPrefix(c1.cfg.prefix))
-	ctx := testCtx(t, 30*time.Second)
-	f1, f2 := mustFair(t, c1, "fair-java-long-lease"), mustFair(t, c2, "fair-java-long-lease")
+	node, ctx, f1, j := javaHeldFair(t, "fair-java-long-lease")
+	c2 := newTestClient(t, node.Client(t), WithWaiterTimeout(30*time.Second), WithKeyPrefix(f1.m.c.cfg.prefix))
+	f2 := mustFair(t, c2, "fair-java-long-lease")
 	key := f1.Key()
-	j := redissonJava{rc: node.Client(t), uuid: "3b241101-e2bb-4255-8caf-4136c566a962", thread: 1}
-	if tok, err := j.fencedLock(ctx, key); err != nil || tok < 0 {
-		t.Fatalf("Java lock: token %d, %v", tok, err)
-	}
 	const lease = 1<<52 + 1
 	if err := node.Do(t, "PEXPIRE", key, strconv.FormatInt(lease, 10)).Error(); err != nil {
 		t.Fatal(err)

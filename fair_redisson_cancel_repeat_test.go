@@ -28,16 +28,12 @@ func TestFairRedissonCancelRepeatKeepsLoweredHead(t *testing.T) {
 	now := time.Now()
 	ms := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).UnixMilli(), 10) }
 	const waitTime = 5 * time.Second
-	for _, cmd := range [][]string{
-		{"RPUSH", f.queue, leaving, next, last},
+	doAll(t, node,
+		[]string{"RPUSH", f.queue, leaving, next, last},
 		// next's place ends 2 s from now: lowered by the leaving waiter's
 		// waitTime, its score has passed, but it still waits.
-		{"ZADD", f.timeouts, ms(-time.Second), leaving, ms(2 * time.Second), next, ms(time.Minute), last},
-	} {
-		if err := node.Do(t, cmd...).Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
+		[]string{"ZADD", f.timeouts, ms(-time.Second), leaving, ms(2 * time.Second), next, ms(time.Minute), last},
+	)
 	log := listen(t, node, m.channel+":"+next, m.channel+":"+last)
 	cancel := func(repeat bool) (bool, error) {
 		return generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, leaving, waitTime, "publish", now, repeat)

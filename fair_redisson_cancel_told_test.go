@@ -28,15 +28,11 @@ func TestFairRedissonCancelChecksWhomItTells(t *testing.T) {
 		next     = "33333333-0000-4000-8000-000000000000:1"
 	)
 	later := strconv.FormatInt(time.Now().Add(time.Minute).UnixMilli(), 10)
-	for _, args := range [][]string{
-		{"ACL", "SETUSER", "app", "&" + rf.m.channel + ":" + unscored},
-		{"RPUSH", rf.queue, self, unscored, next},
-		{"ZADD", rf.timeouts, later, self, later, next},
-	} {
-		if err := n.Do(t, args...).Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	doAll(t, n,
+		[]string{"ACL", "SETUSER", "app", "&" + rf.m.channel + ":" + unscored},
+		[]string{"RPUSH", rf.queue, self, unscored, next},
+		[]string{"ZADD", rf.timeouts, later, self, later, next},
+	)
 	before := keysState(t, n)
 	_, err := generated.FairRedissonCancel(ctx, app.rc, rf.m.key, rf.queue, rf.timeouts, rf.m.channel, self, time.Minute, "publish", time.Now(), false)
 	if !errors.Is(err, generated.ErrNoPublish) {

@@ -26,15 +26,11 @@ func TestFairRedissonReleaseRepeatDropsStaleHead(t *testing.T) {
 	const stale, live = "55555555-0000-8000-8000-000000000000:stale", "55555555-0000-8000-8000-000000000000:live"
 	now := time.Now()
 	ms := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).UnixMilli(), 10) }
-	for _, cmd := range [][]string{
-		{"HSET", m.key, field, "1"}, {"PEXPIRE", m.key, "30000"},
-		{"RPUSH", f.queue, stale, live},
-		{"ZADD", f.timeouts, ms(time.Second), stale, ms(2 * time.Second), live},
-	} {
-		if err := node.Do(t, cmd...).Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	doAll(t, node,
+		[]string{"HSET", m.key, field, "1"}, []string{"PEXPIRE", m.key, "30000"},
+		[]string{"RPUSH", f.queue, stale, live},
+		[]string{"ZADD", f.timeouts, ms(time.Second), stale, ms(2 * time.Second), live},
+	)
 	log := listen(t, node, m.channel+":"+stale, m.channel+":"+live)
 	latch := m.latch + ":repeat"
 	release := func(now time.Time) (int64, error) {

@@ -22,20 +22,13 @@ func TestFairRedissonReleaseRefusedTwiceQueuedHead(t *testing.T) {
 	n, _, app := newNoChannelClients(t)
 	ctx := testCtx(t, 30*time.Second)
 	past := strconv.FormatInt(time.Now().Add(-time.Minute).UnixMilli(), 10)
-	do := func(args ...string) {
-		t.Helper()
-		if err := n.Do(t, args...).Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rf := mustFair(t, app, "rf", WithRedissonFairQueue(time.Minute))
 	held, err := rf.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const w = "44444444-0000-4000-8000-000000000000:1"
-	do("RPUSH", rf.queue, w, w)
-	do("ZADD", rf.timeouts, past, w)
+	doAll(t, n, []string{"RPUSH", rf.queue, w, w}, []string{"ZADD", rf.timeouts, past, w})
 	before := keysState(t, n)
 	err = rf.Unlock(held)
 	if !errors.Is(err, generated.ErrNoPublish) {
@@ -55,12 +48,6 @@ func TestFairForceUnlockRefusedTwiceQueuedRedissonHead(t *testing.T) {
 	n, _, app := newNoChannelClients(t)
 	ctx := testCtx(t, 30*time.Second)
 	past := strconv.FormatInt(time.Now().Add(-time.Minute).UnixMilli(), 10)
-	do := func(args ...string) {
-		t.Helper()
-		if err := n.Do(t, args...).Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, opts := range [][]LockOption{nil, {WithRedissonFairQueue(time.Minute)}} {
 		f := mustFair(t, app, "f"+strconv.Itoa(len(opts)), opts...)
 		if _, err := f.Lock(ctx); err != nil {
@@ -70,8 +57,7 @@ func TestFairForceUnlockRefusedTwiceQueuedRedissonHead(t *testing.T) {
 		redissonNames(rq[:], f.m.key, "redisson_lock_queue")
 		redissonNames(rt[:], f.m.key, "redisson_lock_timeout")
 		const w = "44444444-0000-4000-8000-000000000000:1"
-		do("RPUSH", rq[0], w, w)
-		do("ZADD", rt[0], past, w)
+		doAll(t, n, []string{"RPUSH", rq[0], w, w}, []string{"ZADD", rt[0], past, w})
 		before := keysState(t, n)
 		ok, err := f.ForceUnlock(ctx)
 		if ok || !errors.Is(err, generated.ErrNoPublish) {
