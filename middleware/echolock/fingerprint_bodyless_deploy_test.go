@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
@@ -21,12 +20,7 @@ import (
 // request's (422), and the request keeps its idempotency.RequestID.
 func TestIdempotencyFingerprintBodylessEarlierRelease(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)), idempotency.WithTimeout(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t, idempotency.WithTimeout(time.Second))
 	e := echo.New()
 	e.POST("/orders/:id/recharge", func(c echo.Context) error {
 		return c.String(http.StatusOK, "credited")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
@@ -55,12 +54,7 @@ func TestIdempotencyFingerprintContentType(t *testing.T) {
 // as what it is, neither a mismatch nor a match of anything.
 func TestIdempotencyFingerprintEarlierVersion(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)), idempotency.WithTimeout(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t, idempotency.WithTimeout(time.Second))
 	var runs atomic.Int64
 	e := echo.New()
 	e.POST("/charges", func(c echo.Context) error {

@@ -1,8 +1,6 @@
 package echolock_test
 
 import (
-	"bufio"
-	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -45,27 +43,8 @@ func TestIdempotencyStreamCutByClientThenPanic(t *testing.T) {
 	}, echolock.Idempotency(store))
 	srv := serve(t, e)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/exports", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set(echolock.HeaderIdempotencyKey, "K")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
-	cancel() // the client goes away mid-stream
-	resp.Body.Close()
-	select {
-	case <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the handler did not see its client go")
-	}
+	leaveMidStream(t, srv, "/exports", "K")
+	waitReturned(t, returned, 5*time.Second, "the handler did not see its client go")
 	if r := settled(t, srv, "/exports", "K"); r.code != http.StatusConflict || !strings.Contains(r.body, "not stored") {
 		t.Errorf("retry after the client left mid-stream and the handler panicked: %d %q replayed %q, want 409: the answer was cut short, not replayable",
 			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed))

@@ -1,7 +1,6 @@
 package echolock_test
 
 import (
-	"bufio"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -51,53 +50,17 @@ func TestIdempotencyStreamCutByClient(t *testing.T) {
 	}, echolock.Idempotency(store))
 	srv := serve(t, e)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/exports", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set(echolock.HeaderIdempotencyKey, "K")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
-	cancel() // the client goes away mid-stream
-	resp.Body.Close()
-	select {
-	case <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the handler did not see its client go")
-	}
+	leaveMidStream(t, srv, "/exports", "K")
+	waitReturned(t, returned, 5*time.Second, "the handler did not see its client go")
 	if r := settled(t, srv, "/exports", "K"); r.code != http.StatusConflict || !strings.Contains(r.body, "not stored") {
 		t.Errorf("retry after the client left mid-stream: %d %q replayed %q, want 409: the answer was cut short, not replayable",
 			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed))
 	}
 
 	// An answer begun after the client left is whole: stored and replayed.
-	ctx, cancel = context.WithCancel(context.Background())
-	req, err = http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/payments", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set(echolock.HeaderIdempotencyKey, "K2")
-	go func() { // the client leaves once the handler has begun
-		select {
-		case <-started:
-		case <-time.After(5 * time.Second):
-		}
-		cancel()
-	}()
-	if _, err := srv.Client().Do(req); err == nil {
-		t.Fatal("request not canceled")
-	}
-	select {
-	case <-returned:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the payment's handler did not begin and return within 5s")
-	}
+	ctx, cancel := context.WithCancel(context.Background())
+	leaveWhen(t, ctx, cancel, srv, "/payments", "K2", started) // the client leaves once the handler has begun
+	waitReturned(t, returned, 5*time.Second, "the payment's handler did not begin and return within 5s")
 	if r := settled(t, srv, "/payments", "K2"); r.code != http.StatusCreated || r.body != "paid" || r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
 		t.Errorf("retry of a request answered after its client left: %d %q, want the 201 replayed", r.code, r.body)
 	}

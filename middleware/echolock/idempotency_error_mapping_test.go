@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
@@ -23,12 +22,7 @@ var errCardDeclined = errors.New("card declined")
 // alike. An *echo.HTTPError, the handler's own answer, is still stored.
 func TestIdempotencyOuterErrorMapping(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)), idempotency.WithTimeout(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t, idempotency.WithTimeout(time.Second))
 	var runs, seen atomic.Int64
 	e := echo.New()
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {

@@ -9,9 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // unwrapOnly is a response writer wrapper of the kind middleware further out
@@ -31,12 +29,7 @@ func (u *unwrapOnly) Unwrap() http.ResponseWriter { return u.w }
 // while the handler still runs.
 func TestIdempotencyFlushThroughUnwrap(t *testing.T) {
 	got := make(chan struct{})
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t)
 	e := echo.New()
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

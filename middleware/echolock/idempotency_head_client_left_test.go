@@ -37,25 +37,10 @@ func TestIdempotencyHeadAnswerThenClientLeft(t *testing.T) {
 	}, echolock.Idempotency(store))
 	srv := serve(t, e)
 
-	req, err := http.NewRequest(http.MethodHead, srv.URL+"/exports/1", nil)
-	if err != nil {
-		t.Fatal(err)
+	if code, _, _ := readAndLeave(t, srv, http.MethodHead, "/exports/1", "K"); code != http.StatusOK {
+		t.Fatalf("first: %d", code)
 	}
-	req.Header.Set(echolock.HeaderIdempotencyKey, "K")
-	req.Close = true // the client closes its connection once it has read the answer
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("first: %d", resp.StatusCode)
-	}
-	select {
-	case <-returned:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler did not return")
-	}
+	waitReturned(t, returned, 10*time.Second, "the handler did not return")
 	var r result
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		// 409 while the key is settled (in flight); a HEAD answer has no

@@ -10,9 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestIdempotencyHijackRefused: a handler that tries to take the connection
@@ -20,12 +18,7 @@ import (
 // stored and replayed like any other. The attempt alone used to mark the
 // answer unreplayable, so every retry got 409 for the whole TTL.
 func TestIdempotencyHijackRefused(t *testing.T) {
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t)
 	var runs atomic.Int64
 	e := echo.New()
 	e.POST("/charges", func(c echo.Context) error {

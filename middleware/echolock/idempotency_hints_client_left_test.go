@@ -46,26 +46,8 @@ func TestIdempotencyEarlyHintsThenClientLeft(t *testing.T) {
 		hinted <- struct{}{}
 		return nil
 	}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/payments", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set(echolock.HeaderIdempotencyKey, "K")
-	go func() { // the client leaves once it has the hints
-		select {
-		case <-hinted:
-		case <-time.After(5 * time.Second):
-		}
-		cancel()
-	}()
-	if _, err := srv.Client().Do(req); err == nil {
-		t.Fatal("request not canceled")
-	}
-	select {
-	case <-returned:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler did not return")
-	}
+	leaveWhen(t, ctx, cancel, srv, "/payments", "K", hinted) // the client leaves once it has the hints
+	waitReturned(t, returned, 10*time.Second, "the handler did not return")
 	if r := settled(t, srv, "/payments", "K"); r.code != http.StatusConflict || !strings.Contains(r.body, "not stored") {
 		t.Errorf("retry after the client left between the hints and the answer: %d %q replayed %q, want 409: no answer was given",
 			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed))

@@ -8,9 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestIdempotencyNestedCalledAgain: a middleware further out that calls the
@@ -18,12 +16,7 @@ import (
 // finds the key claimed again, or its answer stored: the claim of the first
 // call, released or completed, does not let the second run without one.
 func TestIdempotencyNestedCalledAgain(t *testing.T) {
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t)
 	var runs atomic.Int64
 	e := echo.New()
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {

@@ -7,9 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestIdempotencyNestedOtherScope: an inner Idempotency middleware on the
@@ -18,12 +16,7 @@ import (
 // changed is a new request to the outer middleware but the same one to the
 // inner, which replays the answer instead of running the handler again.
 func TestIdempotencyNestedOtherScope(t *testing.T) {
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t)
 	inner, err := echolock.IdempotencyConfig{Store: store, Scope: func(c echo.Context) string {
 		return c.Request().Header.Get("X-Tenant")
 	}}.ToMiddleware()
@@ -53,12 +46,7 @@ func TestIdempotencyNestedOtherScope(t *testing.T) {
 // runs the request under the outer one's claim still refuses a body over its
 // own MaxBodyBytes (413), as it does alone.
 func TestIdempotencyNestedOwnBodyLimit(t *testing.T) {
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t)
 	inner, err := echolock.IdempotencyConfig{Store: store, MaxBodyBytes: 8}.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestIdempotencyNested: a route under the Idempotency middleware twice on
@@ -19,12 +17,7 @@ import (
 // the outer one held and answered 409 "in flight" to every request with a
 // key, its retries included, so the handler never ran.
 func TestIdempotencyNested(t *testing.T) {
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t)
 	var runs atomic.Int64
 	e := echo.New()
 	e.Use(echolock.Idempotency(store))

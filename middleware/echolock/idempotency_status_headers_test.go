@@ -6,9 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestIdempotencyReplayKeepsStatusHeaders: a stored answer whose status
@@ -18,12 +16,7 @@ import (
 // stored, so a replayed 405 came without Allow and a replayed 401 without
 // its challenge.
 func TestIdempotencyReplayKeepsStatusHeaders(t *testing.T) {
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t)
 	e := echo.New()
 	e.Use(echolock.Idempotency(store))
 	e.GET("/charges", func(c echo.Context) error { return c.String(http.StatusOK, "list") })

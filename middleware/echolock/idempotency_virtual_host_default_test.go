@@ -1,7 +1,6 @@
 package echolock_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -10,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
@@ -26,24 +24,10 @@ func TestIdempotencyVirtualHostAndDefaultRouter(t *testing.T) {
 	store := env.Store(t)
 	var runsA, runsDefault atomic.Int64
 	e := echo.New()
-	a := e.Host("shop-a.example")
-	a.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsA.Add(1)
-		return c.String(http.StatusCreated, "paid at shop a")
-	}, echolock.Idempotency(store))
-	e.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsDefault.Add(1)
-		return c.String(http.StatusCreated, "paid")
-	}, echolock.Idempotency(store))
+	countingPOST(e.Host("shop-a.example"), "/orders/:id/pay", &runsA, "paid at shop a", echolock.Idempotency(store))
+	countingPOST(e, "/orders/:id/pay", &runsDefault, "paid", echolock.Idempotency(store))
 
-	post := func(host, key string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, "/orders/7/pay", nil)
-		req.Host = host
-		req.Header.Set(echolock.HeaderIdempotencyKey, key)
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, req)
-		return rec
-	}
+	post := func(host, key string) *httptest.ResponseRecorder { return postTo(e, host, "/orders/7/pay", key) }
 	if r := post("other.example", "K"); r.Code != http.StatusCreated || r.Body.String() != "paid" {
 		t.Fatalf("default router: %d %q", r.Code, r.Body.String())
 	}
@@ -67,16 +51,8 @@ func TestIdempotencyVirtualHostAndDefaultRouter(t *testing.T) {
 	// carries the fingerprint of its path alone, which shop a's router also
 	// serves: it does not say whose it is, and is refused on shop a (see
 	// TestIdempotencyVirtualHostEarlierRecordAmbiguous).
-	ctx := context.Background()
-	fp := idempotency.Fingerprint([]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil)
-	res, err := store.Reserve(ctx, idempotency.AnonymousScope, "OLD", fp)
-	if err != nil || res.State != idempotency.Claimed {
-		t.Fatalf("reserve as an earlier release: %+v %v", res, err)
-	}
-	old := idempotency.StoredResponse{Status: http.StatusCreated, Body: []byte("paid, earlier release")}
-	if ok, err := res.Claim.Complete(ctx, old.Encode()); !ok || err != nil {
-		t.Fatalf("complete as an earlier release: %v %v", ok, err)
-	}
+	storeEarlier(t, store, "OLD", "paid, earlier release",
+		[]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil)
 	if r := post("shop-a.example", "OLD"); r.Code != http.StatusUnprocessableEntity || runsA.Load() != 1 {
 		t.Errorf("shop a, a key an earlier release stored for a path two routers serve: %d %q after %d runs, want 422, not the default route's answer", r.Code, r.Body.String(), runsA.Load())
 	}

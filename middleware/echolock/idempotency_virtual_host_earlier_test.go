@@ -1,16 +1,13 @@
 package echolock_test
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
@@ -29,56 +26,26 @@ func TestIdempotencyVirtualHostEarlierRecordAmbiguous(t *testing.T) {
 	var runsA, runsDefault, runsRefund atomic.Int64
 	e := echo.New()
 	a := e.Host("shop-a.example")
-	a.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsA.Add(1)
-		return c.String(http.StatusCreated, "paid at shop a")
-	}, echolock.Idempotency(store))
-	a.POST("/refunds/:id", func(c echo.Context) error {
-		runsRefund.Add(1)
-		return c.String(http.StatusCreated, "refunded at shop a")
-	}, echolock.Idempotency(store))
-	e.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsDefault.Add(1)
-		return c.String(http.StatusCreated, "paid")
-	}, echolock.Idempotency(store))
-
-	post := func(e *echo.Echo, host, path, key string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, path, nil)
-		req.Host = host
-		req.Header.Set(echolock.HeaderIdempotencyKey, key)
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, req)
-		return rec
-	}
-	ctx := context.Background()
-	storeEarlier := func(key, body string, parts ...[]byte) {
-		t.Helper()
-		res, err := store.Reserve(ctx, idempotency.AnonymousScope, key, idempotency.Fingerprint(parts...))
-		if err != nil || res.State != idempotency.Claimed {
-			t.Fatalf("reserve as an earlier release: %+v %v", res, err)
-		}
-		sr := idempotency.StoredResponse{Status: http.StatusCreated, Body: []byte(body)}
-		if ok, err := res.Claim.Complete(ctx, sr.Encode()); !ok || err != nil {
-			t.Fatalf("complete as an earlier release: %v %v", ok, err)
-		}
-	}
+	countingPOST(a, "/orders/:id/pay", &runsA, "paid at shop a", echolock.Idempotency(store))
+	countingPOST(a, "/refunds/:id", &runsRefund, "refunded at shop a", echolock.Idempotency(store))
+	countingPOST(e, "/orders/:id/pay", &runsDefault, "paid", echolock.Idempotency(store))
 
 	// Shop a's answer, stored by an earlier release under its path alone.
-	storeEarlier("OLD", "paid at shop a, earlier release",
+	storeEarlier(t, store, "OLD", "paid at shop a, earlier release",
 		[]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil)
-	if r := post(e, "other.example", "/orders/7/pay", "OLD"); r.Code != http.StatusUnprocessableEntity || runsDefault.Load() != 0 {
+	if r := postTo(e, "other.example", "/orders/7/pay", "OLD"); r.Code != http.StatusUnprocessableEntity || runsDefault.Load() != 0 {
 		t.Errorf("default router, a key an earlier release stored for a path two routers serve: %d %q (replayed %q), handler ran %d times; want 422, not another host's answer",
 			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsDefault.Load())
 	}
-	if r := post(e, "shop-a.example", "/orders/7/pay", "OLD"); r.Code != http.StatusUnprocessableEntity || runsA.Load() != 0 {
+	if r := postTo(e, "shop-a.example", "/orders/7/pay", "OLD"); r.Code != http.StatusUnprocessableEntity || runsA.Load() != 0 {
 		t.Errorf("shop a, a key an earlier release stored for a path two routers serve: %d %q (replayed %q), handler ran %d times; want 422: the record does not say whose it is",
 			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsA.Load())
 	}
 
 	// A path only shop a serves: the earlier record can only be shop a's.
-	storeEarlier("OLDR", "refunded at shop a, earlier release",
+	storeEarlier(t, store, "OLDR", "refunded at shop a, earlier release",
 		[]byte(http.MethodPost), []byte("/refunds/:id"), []byte("/refunds/3"), nil)
-	if r := post(e, "shop-a.example", "/refunds/3", "OLDR"); r.Code != http.StatusCreated ||
+	if r := postTo(e, "shop-a.example", "/refunds/3", "OLDR"); r.Code != http.StatusCreated ||
 		r.Body.String() != "refunded at shop a, earlier release" || runsRefund.Load() != 0 {
 		t.Errorf("retry of a request an earlier release stored on a path one router serves: %d %q after %d runs, want its answer replayed",
 			r.Code, r.Body.String(), runsRefund.Load())
@@ -89,17 +56,11 @@ func TestIdempotencyVirtualHostEarlierRecordAmbiguous(t *testing.T) {
 	var runsPre atomic.Int64
 	ep := echo.New()
 	ep.Pre(echolock.Idempotency(store))
-	ep.Host("shop-a.example").POST("/orders/:id/pay", func(c echo.Context) error {
-		runsPre.Add(1)
-		return c.String(http.StatusCreated, "paid at shop a")
-	})
-	ep.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsPre.Add(1)
-		return c.String(http.StatusCreated, "paid")
-	})
-	storeEarlier("OLDP", "paid at shop a, earlier release",
+	countingPOST(ep.Host("shop-a.example"), "/orders/:id/pay", &runsPre, "paid at shop a")
+	countingPOST(ep, "/orders/:id/pay", &runsPre, "paid")
+	storeEarlier(t, store, "OLDP", "paid at shop a, earlier release",
 		[]byte(http.MethodPost), []byte(""), []byte("/orders/7/pay"), nil)
-	if r := post(ep, "other.example", "/orders/7/pay", "OLDP"); r.Code != http.StatusUnprocessableEntity || runsPre.Load() != 0 {
+	if r := postTo(ep, "other.example", "/orders/7/pay", "OLDP"); r.Code != http.StatusUnprocessableEntity || runsPre.Load() != 0 {
 		t.Errorf("before routing, a key an earlier release stored on another host: %d %q (replayed %q), handler ran %d times; want 422",
 			r.Code, r.Body.String(), r.Header().Get(echolock.HeaderIdempotentReplayed), runsPre.Load())
 	}
@@ -109,25 +70,19 @@ func TestIdempotencyVirtualHostEarlierRecordAmbiguous(t *testing.T) {
 	var runsH atomic.Int64
 	eh := echo.New()
 	byHost := echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, FingerprintHeaders: []string{"Host"}})
-	eh.Host("shop-a.example").POST("/orders/:id/pay", func(c echo.Context) error {
-		runsH.Add(1)
-		return c.String(http.StatusCreated, "paid at shop a")
-	}, byHost)
-	eh.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsH.Add(1)
-		return c.String(http.StatusCreated, "paid")
-	}, byHost)
+	countingPOST(eh.Host("shop-a.example"), "/orders/:id/pay", &runsH, "paid at shop a", byHost)
+	countingPOST(eh, "/orders/:id/pay", &runsH, "paid", byHost)
 	hostPart := func(host string) []byte {
 		return core.FieldsPart("headers", []string{"Host"}, func(string) []string { return []string{host} })
 	}
-	storeEarlier("OLDH", "paid at shop a, earlier release",
+	storeEarlier(t, store, "OLDH", "paid at shop a, earlier release",
 		[]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil, hostPart("shop-a.example"))
-	if r := post(eh, "shop-a.example", "/orders/7/pay", "OLDH"); r.Code != http.StatusCreated ||
+	if r := postTo(eh, "shop-a.example", "/orders/7/pay", "OLDH"); r.Code != http.StatusCreated ||
 		r.Body.String() != "paid at shop a, earlier release" || runsH.Load() != 0 {
 		t.Errorf("retry of a request an earlier release stored with its Host counted: %d %q after %d runs, want its answer replayed",
 			r.Code, r.Body.String(), runsH.Load())
 	}
-	if r := post(eh, "other.example", "/orders/7/pay", "OLDH"); r.Code != http.StatusUnprocessableEntity || runsH.Load() != 0 {
+	if r := postTo(eh, "other.example", "/orders/7/pay", "OLDH"); r.Code != http.StatusUnprocessableEntity || runsH.Load() != 0 {
 		t.Errorf("another host, a key an earlier release stored with shop a's Host counted: %d %q, handler ran %d times; want 422",
 			r.Code, r.Body.String(), runsH.Load())
 	}

@@ -1,7 +1,6 @@
 package echolock_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -10,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock/middleware/echolock"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
@@ -25,29 +23,11 @@ func TestIdempotencyVirtualHostRoute(t *testing.T) {
 	store := env.Store(t)
 	var runsA, runsB, runsDefault atomic.Int64
 	e := echo.New()
-	a := e.Host("shop-a.example")
-	a.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsA.Add(1)
-		return c.String(http.StatusCreated, "paid at shop a")
-	}, echolock.Idempotency(store))
-	b := e.Host("shop-b.example")
-	b.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsB.Add(1)
-		return c.String(http.StatusCreated, "paid at shop b")
-	}, echolock.Idempotency(store))
-	e.POST("/orders/:id/pay", func(c echo.Context) error {
-		runsDefault.Add(1)
-		return c.String(http.StatusCreated, "paid")
-	}, echolock.Idempotency(store))
+	countingPOST(e.Host("shop-a.example"), "/orders/:id/pay", &runsA, "paid at shop a", echolock.Idempotency(store))
+	countingPOST(e.Host("shop-b.example"), "/orders/:id/pay", &runsB, "paid at shop b", echolock.Idempotency(store))
+	countingPOST(e, "/orders/:id/pay", &runsDefault, "paid", echolock.Idempotency(store))
 
-	post := func(host, key string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, "/orders/7/pay", nil)
-		req.Host = host
-		req.Header.Set(echolock.HeaderIdempotencyKey, key)
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, req)
-		return rec
-	}
+	post := func(host, key string) *httptest.ResponseRecorder { return postTo(e, host, "/orders/7/pay", key) }
 	if r := post("shop-a.example", "K"); r.Code != http.StatusCreated || r.Body.String() != "paid at shop a" {
 		t.Fatalf("shop a: %d %q", r.Code, r.Body.String())
 	}
@@ -64,16 +44,8 @@ func TestIdempotencyVirtualHostRoute(t *testing.T) {
 	// the fingerprint of its path alone, which three routers serve here: it
 	// does not say whose it is, and is refused (see
 	// TestIdempotencyVirtualHostEarlierRecordAmbiguous).
-	ctx := context.Background()
-	fp := idempotency.Fingerprint([]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil)
-	res, err := store.Reserve(ctx, idempotency.AnonymousScope, "OLD", fp)
-	if err != nil || res.State != idempotency.Claimed {
-		t.Fatalf("reserve as an earlier release: %+v %v", res, err)
-	}
-	old := idempotency.StoredResponse{Status: http.StatusCreated, Body: []byte("paid at shop a, earlier release")}
-	if ok, err := res.Claim.Complete(ctx, old.Encode()); !ok || err != nil {
-		t.Fatalf("complete as an earlier release: %v %v", ok, err)
-	}
+	storeEarlier(t, store, "OLD", "paid at shop a, earlier release",
+		[]byte(http.MethodPost), []byte("/orders/:id/pay"), []byte("/orders/7/pay"), nil)
 	if r := post("shop-b.example", "OLD"); r.Code != http.StatusUnprocessableEntity || runsB.Load() != 0 {
 		t.Errorf("shop b, a key an earlier release stored for a path three routers serve: %d %q after %d runs, want 422", r.Code, r.Body.String(), runsB.Load())
 	}

@@ -1,7 +1,6 @@
 package echolock_test
 
 import (
-	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -42,26 +41,10 @@ func TestIdempotencyWholeAnswerThenClientLeft(t *testing.T) {
 	}, echolock.Idempotency(store))
 	srv := serve(t, e)
 
-	req, err := http.NewRequest(http.MethodPost, srv.URL+"/payments", nil)
-	if err != nil {
-		t.Fatal(err)
+	if code, b, err := readAndLeave(t, srv, http.MethodPost, "/payments", "K"); err != nil || code != http.StatusCreated || string(b) != "paid" {
+		t.Fatalf("first: %d %q %v", code, b, err)
 	}
-	req.Header.Set(echolock.HeaderIdempotencyKey, "K")
-	req.Close = true // the client closes its connection once it has read the answer
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusCreated || string(b) != "paid" {
-		t.Fatalf("first: %d %q %v", resp.StatusCode, b, err)
-	}
-	select {
-	case <-returned:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler did not return")
-	}
+	waitReturned(t, returned, 10*time.Second, "the handler did not return")
 	if r := settled(t, srv, "/payments", "K"); r.code != http.StatusCreated || r.body != "paid" || r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
 		t.Errorf("retry of a request whose client got its whole answer, then left: %d %q replayed %q, want the 201 replayed",
 			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed))

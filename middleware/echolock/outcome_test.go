@@ -15,7 +15,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
@@ -94,13 +93,7 @@ func TestIdempotencyOnOutcome(t *testing.T) {
 }
 
 func TestIdempotencyOnOutcomeOverBudget(t *testing.T) {
-	node := redistest.Server(t)
-	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
-		idempotency.WithMaxBytesPerScope(512))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := plainStore(t, idempotency.WithMaxBytesPerScope(512))
 	var out outcomes
 	e := echo.New()
 	e.POST("/charges", func(c echo.Context) error {
