@@ -5,10 +5,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A TryLock of an owner shared through its context (WithOwner) that begins
@@ -18,46 +14,19 @@ import (
 // past a wait of a fraction of a second.
 func TestSharedRewaitEndsWithItsWait(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, node.Client(t), prefix)
-	other := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 60*time.Second)
-	m := mustMutex(t, c, "rewait-bound")
-	holder := mustMutex(t, other, "rewait-bound")
-	hctx, err := holder.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := WithOwner(ctx, "worker")
-	field := c.id + ":worker"
-	first, cancel := context.WithCancel(owner)
-	done := make(chan error, 1)
-	go func() {
-		_, err := m.Lock(first)
-		done <- err
-	}()
-	if !eventually(5*time.Second, func() bool {
-		return !rueidis.IsRedisNil(node.Do(t, "ZSCORE", m.waiters, field).Error())
-	}) {
-		t.Fatal("the first wait never took a place")
-	}
-	node.Pause()
-	cancel() // its leave goes out in the background, to a stalled server
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("first wait: %v, want context.Canceled", err)
-	}
+	r := newRewaitRig(t, "rewait-bound")
+	r.leaveToStalled(t)
 	start := time.Now()
-	_, err = m.TryLock(owner, 200*time.Millisecond)
+	_, err := r.m.TryLock(r.owner, 200*time.Millisecond)
 	took := time.Since(start)
-	node.Resume()
+	r.node.Resume()
 	if err == nil {
 		t.Fatal("TryLock acquired a lock another client holds")
 	}
 	if took > 1500*time.Millisecond {
 		t.Fatalf("TryLock with a 200ms wait took %v (err %v)", took.Round(time.Millisecond), err)
 	}
-	if err := holder.Unlock(hctx); err != nil {
+	if err := r.holder.Unlock(r.hctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -83,21 +52,10 @@ func (s *slowLeave) abandon(ctx context.Context, field string, wait time.Duratio
 // did not leave either.
 func TestSharedRewaitCutLeavesNoPlace(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, node.Client(t), prefix)
-	other := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 60*time.Second)
-	m := mustMutex(t, c, "rewait-cut")
-	holder := mustMutex(t, other, "rewait-cut")
-	hctx, err := holder.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Unlock(hctx)
-	owner := WithOwner(ctx, "worker")
-	field := c.id + ":worker"
-	placed := func() bool { return !rueidis.IsRedisNil(node.Do(t, "ZSCORE", m.waiters, field).Error()) }
+	r := newRewaitRig(t, "rewait-cut")
+	defer r.holder.Unlock(r.hctx)
+	c, m, owner := r.c, r.m, r.owner
+	placed := func() bool { return r.placed(t) }
 	p := &slowLeave{Mutex: m, ran: make(chan struct{}), gate: make(chan struct{})}
 	first, cancel := context.WithCancel(owner)
 	done := make(chan error, 1)

@@ -1,12 +1,9 @@
 package scriptlock
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -18,43 +15,15 @@ import (
 // another owner held the lock with a remaining lease of 0.
 func TestSharedRewaitCutUnanswered(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, node.Client(t), prefix)
-	other := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 60*time.Second)
-	m := mustMutex(t, c, "rewait-unanswered")
-	holder := mustMutex(t, other, "rewait-unanswered")
-	hctx, err := holder.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := WithOwner(ctx, "worker")
-	field := c.id + ":worker"
-	first, cancel := context.WithCancel(owner)
-	done := make(chan error, 1)
-	go func() {
-		_, err := m.Lock(first)
-		done <- err
-	}()
-	if !eventually(5*time.Second, func() bool {
-		return !rueidis.IsRedisNil(node.Do(t, "ZSCORE", m.waiters, field).Error())
-	}) {
-		t.Fatal("the first wait never took a place")
-	}
-	node.Pause()
-	cancel() // its leave goes out in the background, to a stalled server
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		node.Resume()
-		t.Fatalf("first wait: %v, want context.Canceled", err)
-	}
-	_, err = m.TryLock(owner, 200*time.Millisecond)
-	node.Resume()
+	r := newRewaitRig(t, "rewait-unanswered")
+	r.leaveToStalled(t)
+	_, err := r.m.TryLock(r.owner, 200*time.Millisecond)
+	r.node.Resume()
 	var na *NotAcquiredError
 	if !errors.As(err, &na) || !na.Unanswered {
 		t.Errorf("TryLock cut while the owner's leave waited for a stalled server: %v (%#v), want a NotAcquiredError with Unanswered", err, na)
 	}
-	if err := holder.Unlock(hctx); err != nil {
+	if err := r.holder.Unlock(r.hctx); err != nil {
 		t.Fatal(err)
 	}
 }
