@@ -3,7 +3,6 @@ package scriptlock
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -53,12 +52,6 @@ func TestExtendRefusedUntilContextEndBoundsNothing(t *testing.T) {
 	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50").Error(); err != nil {
 		t.Fatal(err)
 	}
-	// Runs for a second and a half by the server's clock.
-	const slow = `local s = redis.call('time')
-while true do
-  local n = redis.call('time')
-  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 1500000 then return 1 end
-end`
 	// An attempt still in flight when the context ends is of unknown
 	// outcome (BUSY cleared, it may run), and bounds the hold rightly; on a
 	// loaded machine the last attempt may be so cut off. So the case is
@@ -75,16 +68,8 @@ end`
 		if err := m.Extend(ctx, lctx, time.Minute); err != nil { // script loaded
 			t.Fatal(err)
 		}
-		script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-			err := rc.Do(ctx, rc.B().Ping().Build()).Error()
-			if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the server never answered BUSY (last: %v)", err)
-			}
-		}
+		script := slowScript(t, node, 1500*time.Millisecond)
+		awaitBusy(t, ctx, rc)
 		bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		busyErr = m.Extend(bctx, lctx, 2*time.Second)
 		cancel()

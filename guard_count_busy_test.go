@@ -1,7 +1,6 @@
 package scriptlock
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -24,23 +23,8 @@ func TestGuardCountBusyPrimary(t *testing.T) {
 	rc := primary.Client(t)
 	c := newTestClient(t, rc)
 	ctx := testCtx(t, 20*time.Second)
-	// Runs for half a second by the server's clock.
-	const slow = `local s = redis.call('time')
-while true do
-  local n = redis.call('time')
-  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 500000 then return 1 end
-end`
-	script := within(t, 10*time.Second, "the slow script", func() error { return primary.Do(t, "EVAL", slow, "0").Error() })
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		err := rc.Do(ctx, rc.B().Ping().Build()).Error()
-		if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server never answered BUSY (last: %v)", err)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	script := slowScript(t, primary, 500*time.Millisecond)
+	awaitBusy(t, ctx, rc)
 	// The first acquisition counts replicas while the server is busy, and
 	// waits (BUSY is made again) until the script ends.
 	m := mustMutex(t, c, "busy-count")

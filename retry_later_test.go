@@ -346,26 +346,12 @@ func TestBusyRetried(t *testing.T) {
 	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50").Error(); err != nil {
 		t.Fatal(err)
 	}
-	// Runs for a second by the server's clock.
-	const slow = `local s = redis.call('time')
-while true do
-  local n = redis.call('time')
-  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 1000000 then return 1 end
-end`
 	// busy runs the slow script and returns once the server answers BUSY;
 	// the returned function waits for the script's end.
 	busy := func(t *testing.T) func() {
-		script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
-		for deadline := time.Now().Add(5 * time.Second); ; {
-			err := rc.Do(ctx, rc.B().Ping().Build()).Error()
-			if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
-				return script
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the server never answered BUSY (last: %v)", err)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		script := slowScript(t, node, time.Second)
+		awaitBusy(t, ctx, rc)
+		return script
 	}
 	t.Run("Semaphore", func(t *testing.T) {
 		s := mustSem(t, c, "busy:permits")

@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,13 +25,7 @@ func TestUnsubscribeWhileScriptBelowBusyThreshold(t *testing.T) {
 	}
 	w := subscribedWaiter(t, node, "busy-late-unsubscribe")
 	rc, s, ctx, leave, waited := w.rc, w.s, w.ctx, w.leave, w.waited
-	// Runs for 2.2 s by the server's clock: silent for 1.5 s, then BUSY.
-	const slow = `local s = redis.call('time')
-while true do
-  local n = redis.call('time')
-  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 2200000 then return 1 end
-end`
-	script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
+	script := slowScript(t, node, 2200*time.Millisecond) // silent for 1.5 s, then BUSY
 	probe := node.Client(t)
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -49,16 +42,7 @@ end`
 	leave() // the only waiter leaves while the script runs, before BUSY
 	<-waited
 	script()
-	// The Client's connection still answers each command with its own reply.
-	for i := range 20 {
-		key := redistest.Prefix(t) + "echo"
-		if err := rc.Do(ctx, rc.B().Set().Key(key).Value(strings.Repeat("x", i+1)).Build()).Error(); err != nil {
-			t.Fatalf("SET after the busy script: %v", err)
-		}
-		if v, err := rc.Do(ctx, rc.B().Get().Key(key).Build()).ToString(); err != nil || len(v) != i+1 {
-			t.Fatalf("GET after the busy script: %q, %v; want %d bytes", v, err, i+1)
-		}
-	}
+	repliesInOrder(t, ctx, rc)
 	if !eventually(2*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 0 }) {
 		t.Errorf("%d subscribed to %s after its only waiter left and the script ended", subscribers(t, node, false, s.channel), s.channel)
 	}
