@@ -20,52 +20,86 @@ import (
 // place).
 func TestCloseCutAttemptLeavesQueue(t *testing.T) {
 	t.Parallel()
+	eachFairQueueHeld(t, "cut-queue", func(t *testing.T, r *heldFairRig) {
+		node, c, ctx, f := r.node, r.c, r.ctx, r.f
+		paused := make(chan struct{})
+		var once sync.Once
+		c.testHookAttempt = func(_ context.Context, after bool) {
+			if !after {
+				// The wait's first attempt after subscribing: the
+				// server answers it only after the pause.
+				once.Do(func() {
+					pauseServer(t, ctx, node, 1600*time.Millisecond)
+					close(paused)
+				})
+			}
+		}
+		res := make(chan error, 1)
+		go func() {
+			_, err := f.Lock(ctx)
+			res <- err
+		}()
+		<-paused
+		time.Sleep(100 * time.Millisecond)
+		t.Logf("Close returned after %v", r.closeWaiting(t, res).Round(time.Millisecond))
+		r.queueEmptied(t)
+	})
+}
+
+// heldFairRig is a FairMutex f of Client c whose lock a FairMutex of
+// another Client (holder) holds, on a server of its own; ctx ends in 20 s.
+type heldFairRig struct {
+	node      *redistest.Node
+	c         *Client
+	ctx       context.Context
+	holder, f *FairMutex
+}
+
+// eachFairQueueHeld runs test as a parallel subtest for each queue
+// protocol (scriptlock's own, Redisson's), with the rig of a FairMutex
+// named name whose lock another Client holds.
+func eachFairQueueHeld(t *testing.T, name string, test func(t *testing.T, r *heldFairRig)) {
 	for _, kind := range []string{"Native", "Redisson"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			node := redistest.Server(t)
+			r := &heldFairRig{node: redistest.Server(t)}
 			prefix := sharedPrefix(t)
-			h := newTestClient(t, node.Client(t), prefix)
-			c := newTestClient(t, node.Client(t), prefix)
-			ctx := testCtx(t, 20*time.Second)
+			h := newTestClient(t, r.node.Client(t), prefix)
+			r.c = newTestClient(t, r.node.Client(t), prefix)
+			r.ctx = testCtx(t, 20*time.Second)
 			var opts []LockOption
 			if kind == "Redisson" {
 				opts = append(opts, WithRedissonFairQueue(0))
 			}
-			holder, f := mustFair(t, h, "cut-queue", opts...), mustFair(t, c, "cut-queue", opts...)
-			hctx, err := holder.Lock(ctx)
+			r.holder, r.f = mustFair(t, h, name, opts...), mustFair(t, r.c, name, opts...)
+			hctx, err := r.holder.Lock(r.ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer holder.Unlock(hctx)
-			paused := make(chan struct{})
-			var once sync.Once
-			c.testHookAttempt = func(_ context.Context, after bool) {
-				if !after {
-					// The wait's first attempt after subscribing: the
-					// server answers it only after the pause.
-					once.Do(func() {
-						pauseServer(t, ctx, node, 1600*time.Millisecond)
-						close(paused)
-					})
-				}
-			}
-			res := make(chan error, 1)
-			go func() {
-				_, err := f.Lock(ctx)
-				res <- err
-			}()
-			<-paused
-			time.Sleep(100 * time.Millisecond)
-			begun := time.Now()
-			c.Close()
-			if err := <-res; !errors.Is(err, ErrClosed) {
-				t.Fatalf("wait ended by Close returned %v, want ErrClosed", err)
-			}
-			t.Logf("Close returned after %v", time.Since(begun).Round(time.Millisecond))
-			if !eventually(time.Second, func() bool { return queueLen(t, node, holder) == 0 }) {
-				t.Fatalf("queue length %d after Close: the waiter's entry was left behind, though the server answered", queueLen(t, node, holder))
-			}
+			defer r.holder.Unlock(hctx)
+			test(t, r)
 		})
+	}
+}
+
+// closeWaiting closes c while a wait of f is under way (its outcome comes
+// on res), which must end it with ErrClosed, and says how long after Close
+// began it did.
+func (r *heldFairRig) closeWaiting(t *testing.T, res <-chan error) time.Duration {
+	t.Helper()
+	begun := time.Now()
+	r.c.Close()
+	if err := <-res; !errors.Is(err, ErrClosed) {
+		t.Fatalf("wait ended by Close returned %v, want ErrClosed", err)
+	}
+	return time.Since(begun)
+}
+
+// queueEmptied checks that the waiter's entry was taken out of the queue
+// within a second of Close.
+func (r *heldFairRig) queueEmptied(t *testing.T) {
+	t.Helper()
+	if !eventually(time.Second, func() bool { return queueLen(t, r.node, r.holder) == 0 }) {
+		t.Fatalf("queue length %d after Close: the waiter's entry was left behind, though the server answered", queueLen(t, r.node, r.holder))
 	}
 }
