@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,21 +18,9 @@ import (
 func TestRefusalEchoingNamePrintable(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t, redistest.WithArgs("--rename-command", "SSUBSCRIBE", ""))
-	ctx := testCtx(t, 30*time.Second)
-	prefix := redistest.Prefix(t)
 	const name = "job\x1b]0;owned\x07\x1b[2J\u009b2J\u202e\xff"
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan result, 1)
-	go func() {
-		done <- cli(wctx, deployment{url: "redis://" + node.Addr}, "", "--sharded", "on", "watch", "--interval", "100ms", "--key-prefix", prefix, name)
-	}()
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(10 * time.Second):
-		stop()
-		r = <-done
+	r, exited := watchExit(t, deployment{url: "redis://" + node.Addr}, 10*time.Second, []string{"--sharded", "on"}, name)
+	if !exited {
 		t.Fatalf("watch still running 10s after its subscription was refused (exit %d)\n%s%s", r.code, r.out, r.errOut)
 	}
 	if r.code != exitFailure || !strings.Contains(r.errOut, "unknown command") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -23,23 +22,11 @@ func TestWatchSubscriptionRefused(t *testing.T) {
 		{"cluster", "redis://ops:s3cret@" + cl.Addrs[0] + "?addr=" + cl.Addrs[1]},
 	} {
 		t.Run(d.name, func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			prefix := redistest.Prefix(t)
-			wctx, stop := context.WithCancel(ctx)
-			defer stop()
-			done := make(chan result, 1)
-			go func() {
-				done <- cli(wctx, deployment{url: d.url}, "", "watch", "--interval", "100ms", "--key-prefix", prefix, "order:1")
-			}()
-			select {
-			case r := <-done:
-				if r.code != exitFailure || !strings.Contains(r.errOut, "NOPERM") || !strings.Contains(strings.ToLower(r.errOut), "subscribe refused") {
-					t.Errorf("watch: exit %d, want %d with the refused subscription named\n%s%s", r.code, exitFailure, r.out, r.errOut)
-				}
-			case <-time.After(10 * time.Second):
-				stop()
-				r := <-done
+			r, exited := watchExit(t, deployment{url: d.url}, 10*time.Second, nil, "order:1")
+			if !exited {
 				t.Errorf("watch still running 10s after its subscriptions were refused (exit %d on interrupt)\nstdout: %s\nstderr: %s", r.code, r.out, r.errOut)
+			} else if r.code != exitFailure || !strings.Contains(r.errOut, "NOPERM") || !strings.Contains(strings.ToLower(r.errOut), "subscribe refused") {
+				t.Errorf("watch: exit %d, want %d with the refused subscription named\n%s%s", r.code, exitFailure, r.out, r.errOut)
 			}
 		})
 	}

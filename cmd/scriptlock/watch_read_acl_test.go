@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -15,22 +14,10 @@ import (
 func TestWatchReadRefused(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t, redistest.WithArgs("--user", "ops", "on", ">s3cret", "~*", "&*", "+@all", "-@scripting"))
-	ctx := testCtx(t, 30*time.Second)
-	prefix := redistest.Prefix(t)
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan result, 1)
-	go func() {
-		done <- cli(wctx, deployment{url: "redis://ops:s3cret@" + node.Addr}, "", "watch", "--interval", "100ms", "--key-prefix", prefix, "order:1")
-	}()
-	select {
-	case r := <-done:
-		if r.code != exitFailure || !strings.Contains(r.errOut, "NOPERM") {
-			t.Errorf("watch: exit %d, want %d naming the refusal\n%s%s", r.code, exitFailure, r.out, r.errOut)
-		}
-	case <-time.After(5 * time.Second):
-		stop()
-		r := <-done
+	r, exited := watchExit(t, deployment{url: "redis://ops:s3cret@" + node.Addr}, 5*time.Second, nil, "order:1")
+	if !exited {
 		t.Errorf("watch still running 5s after its reads were refused (exit %d on interrupt)\nstderr: %.300s", r.code, r.errOut)
+	} else if r.code != exitFailure || !strings.Contains(r.errOut, "NOPERM") {
+		t.Errorf("watch: exit %d, want %d naming the refusal\n%s%s", r.code, exitFailure, r.out, r.errOut)
 	}
 }

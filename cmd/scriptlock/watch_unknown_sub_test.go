@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -16,25 +15,15 @@ import (
 func TestWatchUnknownSubscribeNotBlamedOnACL(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t, redistest.WithArgs("--rename-command", "SSUBSCRIBE", ""))
-	ctx := testCtx(t, 30*time.Second)
-	prefix := redistest.Prefix(t)
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan result, 1)
-	go func() {
-		done <- cli(wctx, deployment{url: "redis://" + node.Addr}, "", "--sharded", "on", "watch", "--interval", "100ms", "--key-prefix", prefix, "order:1")
-	}()
-	select {
-	case r := <-done:
-		if r.code != exitFailure || !strings.Contains(r.errOut, "SSUBSCRIBE refused") {
-			t.Fatalf("watch: exit %d, want %d with the refused subscription named\n%s%s", r.code, exitFailure, r.out, r.errOut)
-		}
-		if strings.Contains(r.errOut, "grant the ACL") || strings.Contains(r.errOut, "&*") {
-			t.Errorf("watch blames the ACL for a command the server does not have:\n%s", r.errOut)
-		}
-	case <-time.After(10 * time.Second):
-		stop()
-		r := <-done
+	r, exited := watchExit(t, deployment{url: "redis://" + node.Addr}, 10*time.Second, []string{"--sharded", "on"}, "order:1")
+	if !exited {
 		t.Errorf("watch still running 10s after its subscription was refused (exit %d)\n%s%s", r.code, r.out, r.errOut)
+		return
+	}
+	if r.code != exitFailure || !strings.Contains(r.errOut, "SSUBSCRIBE refused") {
+		t.Fatalf("watch: exit %d, want %d with the refused subscription named\n%s%s", r.code, exitFailure, r.out, r.errOut)
+	}
+	if strings.Contains(r.errOut, "grant the ACL") || strings.Contains(r.errOut, "&*") {
+		t.Errorf("watch blames the ACL for a command the server does not have:\n%s", r.errOut)
 	}
 }
