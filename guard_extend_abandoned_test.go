@@ -20,12 +20,7 @@ import (
 // context ends no later than the server's expiry.
 func TestGuardedExtendAbandonedLeaseMark(t *testing.T) {
 	t.Parallel()
-	primary, _ := redistest.Replicated(t)
-	px := netproxy.New(t, primary.Addr)
-	c := newTestClient(t, px.Client(t), WithFailoverGuard(true, 2*time.Second))
-	c.guardStall = 3 * time.Second // the abandoned call's connection lives WAIT's timeout and this
-	direct := primary.Client(t)
-	ctx := testCtx(t, 60*time.Second)
+	px, c, direct, ctx := guardedAbandonRig(t)
 	m := mustMutex(t, c, "extend-abandoned", WithLease(time.Minute))
 	key, err := lockKey(c.cfg.prefix, "extend-abandoned")
 	if err != nil {
@@ -43,12 +38,7 @@ func TestGuardedExtendAbandonedLeaseMark(t *testing.T) {
 	// flow. The short Extend goes out on the pooled one and is let go.
 	px.HoldOpen()
 	short := 4 * time.Second
-	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	err = m.Extend(cctx, lctx, short)
-	cancel()
-	if err == nil {
-		t.Fatal("Extend on a held connection succeeded")
-	}
+	letGoExtend(t, ctx, m, lctx, short)
 	// A longer Extend goes out on a new pooled connection and runs now.
 	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
 		t.Fatalf("Extend on a new connection: %v", err)
@@ -94,12 +84,7 @@ func TestExtendAbandonedLeaseMarkUnguarded(t *testing.T) {
 	// held up, and let go at its context's end.
 	px.HoldOpen()
 	short := 4 * time.Second
-	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	err = m.Extend(cctx, lctx, short)
-	cancel()
-	if err == nil {
-		t.Fatal("Extend on a held connection succeeded")
-	}
+	letGoExtend(t, ctx, m, lctx, short)
 	// rueidis drops the held connection and dials a new one, which flows.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
@@ -126,12 +111,7 @@ func TestExtendAbandonedLeaseMarkUnguarded(t *testing.T) {
 // deadline past the shorter lease that Extend sets when it runs last.
 func TestGuardedExtendAbandonedWatchdogHandOver(t *testing.T) {
 	t.Parallel()
-	primary, _ := redistest.Replicated(t)
-	px := netproxy.New(t, primary.Addr)
-	c := newTestClient(t, px.Client(t), WithFailoverGuard(true, 2*time.Second))
-	c.guardStall = 3 * time.Second
-	direct := primary.Client(t)
-	ctx := testCtx(t, 60*time.Second)
+	px, c, direct, ctx := guardedAbandonRig(t)
 	m := mustMutex(t, c, "extend-abandoned-watchdog")
 	key, err := lockKey(c.cfg.prefix, "extend-abandoned-watchdog")
 	if err != nil {
@@ -146,12 +126,7 @@ func TestGuardedExtendAbandonedWatchdogHandOver(t *testing.T) {
 	}
 	px.HoldOpen()
 	short := 4 * time.Second
-	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	err = m.Extend(cctx, lctx, short)
-	cancel()
-	if err == nil {
-		t.Fatal("Extend on a held connection succeeded")
-	}
+	letGoExtend(t, ctx, m, lctx, short)
 	// The re-entry, and the renewal it has made at once, go out on new
 	// connections and run now.
 	if _, err := m.Lock(lctx); err != nil {
@@ -159,6 +134,31 @@ func TestGuardedExtendAbandonedWatchdogHandOver(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond)
 	lateShortLease(ctx, t, px, direct, key, lctx, short, "Extend")
+}
+
+// guardedAbandonRig is a Client under the failover guard (WAIT's timeout
+// 2 s) reaching a primary with a replica through px, whose calls let go
+// keep their connection WAIT's timeout and guardStall (3 s) more, and a
+// client of that primary that reaches it directly; ctx ends in 60 s.
+func guardedAbandonRig(t *testing.T) (px *netproxy.Proxy, c *Client, direct rueidis.Client, ctx context.Context) {
+	t.Helper()
+	primary, _ := redistest.Replicated(t)
+	px = netproxy.New(t, primary.Addr)
+	c = newTestClient(t, px.Client(t), WithFailoverGuard(true, 2*time.Second))
+	c.guardStall = 3 * time.Second
+	return px, c, primary.Client(t), testCtx(t, 60*time.Second)
+}
+
+// letGoExtend makes an Extend of lctx to short whose context ends after
+// 100 ms, on a connection held up: it is let go, of unknown outcome.
+func letGoExtend(t *testing.T, ctx context.Context, m *Mutex, lctx context.Context, short time.Duration) {
+	t.Helper()
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	err := m.Extend(cctx, lctx, short)
+	cancel()
+	if err == nil {
+		t.Fatal("Extend on a held connection succeeded")
+	}
 }
 
 // lateShortLease lets the held call of unknown outcome (what: "Extend",

@@ -4,9 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestGuardedReentryAbandonedLease: a guarded re-entry of a Mutex hold with
@@ -17,12 +14,7 @@ import (
 // lease). That Extend must not move the hold's loss deadline past it.
 func TestGuardedReentryAbandonedLease(t *testing.T) {
 	t.Parallel()
-	primary, _ := redistest.Replicated(t)
-	px := netproxy.New(t, primary.Addr)
-	c := newTestClient(t, px.Client(t), WithFailoverGuard(true, 2*time.Second))
-	c.guardStall = 3 * time.Second
-	direct := primary.Client(t)
-	ctx := testCtx(t, 60*time.Second)
+	px, c, direct, ctx := guardedAbandonRig(t)
 	m := mustMutex(t, c, "reentry-abandoned")
 	key, err := lockKey(c.cfg.prefix, "reentry-abandoned")
 	if err != nil {
