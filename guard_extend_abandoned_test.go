@@ -58,12 +58,7 @@ func TestExtendAbandonedLeaseMarkUnguarded(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
-		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
+	rc := droppingClient(t, px.Addr)
 	c := newTestClient(t, rc)
 	direct := node.Client(t)
 	ctx := testCtx(t, 60*time.Second)

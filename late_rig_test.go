@@ -24,16 +24,25 @@ type lateRig struct {
 	field    string
 }
 
-func newLateRig(t *testing.T, kind, name string, opts ...Option) *lateRig {
+// droppingClient is a rueidis client of addr (a proxy's, which may hold
+// what is written) that drops a connection whose write waits a second as
+// dead, and dials anew, closed at test end.
+func droppingClient(t *testing.T, addr string) rueidis.Client {
 	t.Helper()
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true,
 		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rc.Close)
+	return rc
+}
+
+func newLateRig(t *testing.T, kind, name string, opts ...Option) *lateRig {
+	t.Helper()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	rc := droppingClient(t, px.Addr)
 	prefix := sharedPrefix(t)
 	r := &lateRig{node: node, px: px}
 	r.c = newTestClient(t, rc, append([]Option{prefix}, opts...)...)

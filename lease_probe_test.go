@@ -53,12 +53,7 @@ func TestLeaseProbe(t *testing.T) {
 	pxs := []*netproxy.Proxy{netproxy.New(t, node.Addr), netproxy.New(t, node.Addr)}
 	var cs []*Client
 	for _, px := range pxs {
-		rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
-			PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(rc.Close)
+		rc := droppingClient(t, px.Addr)
 		c, err := New(rc, prefix, WithWatchdog(300*time.Millisecond, 80*time.Millisecond),
 			WithReleaseTimeout(500*time.Millisecond))
 		if err != nil {

@@ -26,12 +26,7 @@ func TestRedLockExtendAbandonedValidity(t *testing.T) {
 	rcs := make([]rueidis.Client, 3)
 	for i, node := range nodes {
 		pxs[i] = netproxy.New(t, node.Addr)
-		rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{pxs[i].Addr}, DisableCache: true,
-			PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(rc.Close)
+		rc := droppingClient(t, pxs[i].Addr)
 		rcs[i] = rc
 		cs[i] = newTestClient(t, rc, prefix)
 	}

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -29,12 +27,7 @@ func TestSettleCatchesLateAttempt(t *testing.T) {
 func testSettleCatchesLateAttempt(t *testing.T, kind string) {
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
-		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
+	rc := droppingClient(t, px.Addr)
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, rc, prefix)
 	other := newTestClient(t, node.Client(t), prefix)
