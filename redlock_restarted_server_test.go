@@ -56,14 +56,7 @@ func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
 // the server's run_id alone: the RedLock is refused.
 func TestRedLockRefusesNodesOnOneServerTwoAddresses(t *testing.T) {
 	t.Parallel()
-	nodes := redistest.Servers(t, 2)
-	px := netproxy.New(t, nodes[0].Addr)
-	prefix := redistest.Prefix(t)
-	cs := []*Client{
-		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
-		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
-		newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(prefix+"c:")),
-	}
+	nodes, _, cs := oneServerTwiceClients(t)
 	r, err := NewRedLock("two-addresses", cs)
 	if err != nil {
 		t.Fatal(err)

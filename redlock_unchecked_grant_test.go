@@ -18,23 +18,10 @@ import (
 // quorum: the lock was taken on one server's grants.
 func TestRedLockUncheckedNodeGrantChecked(t *testing.T) {
 	t.Parallel()
-	nodes := redistest.Servers(t, 2)
-	px := netproxy.New(t, nodes[0].Addr)
-	prefix := redistest.Prefix(t)
-	cs := []*Client{
-		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
-		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
-		newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(prefix+"c:")),
-	}
+	_, px, cs := oneServerTwiceClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	const nodeTimeout = 100 * time.Millisecond
-	// Node 2 silent: its INFO goes unanswered, and it is paused (a second).
-	px.Freeze()
-	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
-	if lctx, err := r.TryLock(ctx, 0); err == nil {
-		_ = r.Unlock(lctx)
-	}
-	px.Thaw()
+	leaveNode2Unchecked(t, ctx, px, cs, nodeTimeout)
 	// Another owner holds node 1.
 	other := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
 	if _, err := other.nodes[1].TryLock(WithOwner(ctx, "other"), 0); err != nil {
@@ -42,14 +29,7 @@ func TestRedLockUncheckedNodeGrantChecked(t *testing.T) {
 	}
 	r2 := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
 	lctx, err := r2.TryLock(ctx, 0)
-	if err == nil {
-		_ = r2.Unlock(lctx)
-		t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unasked")
-	}
-	if !errors.Is(err, ErrInvalidArgument) {
-		t.Fatalf("TryLock: %v, want ErrInvalidArgument", err)
-	}
-	t.Log(err)
+	wantUncheckedRefused(t, r2, lctx, err)
 }
 
 // TestRedLockUncheckedNodeGrantCheckedOnRetry: as above, with the lock
@@ -57,22 +37,10 @@ func TestRedLockUncheckedNodeGrantChecked(t *testing.T) {
 // every node: that attempt's grant of the unchecked node counted unchecked.
 func TestRedLockUncheckedNodeGrantCheckedOnRetry(t *testing.T) {
 	t.Parallel()
-	nodes := redistest.Servers(t, 2)
-	px := netproxy.New(t, nodes[0].Addr)
-	prefix := redistest.Prefix(t)
-	cs := []*Client{
-		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
-		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
-		newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(prefix+"c:")),
-	}
+	_, px, cs := oneServerTwiceClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	const nodeTimeout = 100 * time.Millisecond
-	px.Freeze()
-	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
-	if lctx, err := r.TryLock(ctx, 0); err == nil {
-		_ = r.Unlock(lctx)
-	}
-	px.Thaw()
+	leaveNode2Unchecked(t, ctx, px, cs, nodeTimeout)
 	// Another owner holds every node; it gives back nodes 0 and 2 while
 	// the TryLock below waits.
 	other := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
@@ -92,8 +60,44 @@ func TestRedLockUncheckedNodeGrantCheckedOnRetry(t *testing.T) {
 	}()
 	r2 := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
 	lctx, err := r2.TryLock(ctx, 600*time.Millisecond)
+	wantUncheckedRefused(t, r2, lctx, err)
+}
+
+// oneServerTwiceClients is three Clients of two servers (nodes), each
+// under a key prefix of its own: the third reaches the first server, as
+// the first Client does, but through px.
+func oneServerTwiceClients(t *testing.T) ([]*redistest.Node, *netproxy.Proxy, []*Client) {
+	t.Helper()
+	nodes := redistest.Servers(t, 2)
+	px := netproxy.New(t, nodes[0].Addr)
+	prefix := redistest.Prefix(t)
+	return nodes, px, []*Client{
+		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
+		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
+		newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(prefix+"c:")),
+	}
+}
+
+// leaveNode2Unchecked has a RedLock's first TryLock find node 2 silent
+// (px frozen): its INFO goes unanswered, and it is paused (a second), its
+// run_id unasked.
+func leaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, cs []*Client, nodeTimeout time.Duration) {
+	t.Helper()
+	px.Freeze()
+	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	if lctx, err := r.TryLock(ctx, 0); err == nil {
+		_ = r.Unlock(lctx)
+	}
+	px.Thaw()
+}
+
+// wantUncheckedRefused checks that a TryLock of r (lctx, err) over the
+// Clients of oneServerTwiceClients, node 2's run_id unasked, was refused
+// with ErrInvalidArgument.
+func wantUncheckedRefused(t *testing.T, r *RedLock, lctx context.Context, err error) {
+	t.Helper()
 	if err == nil {
-		_ = r2.Unlock(lctx)
+		_ = r.Unlock(lctx)
 		t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unasked")
 	}
 	if !errors.Is(err, ErrInvalidArgument) {
