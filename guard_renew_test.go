@@ -77,6 +77,20 @@ func pausedNow(holds map[string]guardedHold, lease time.Duration) map[string]gua
 // would keep it alive indefinitely.
 const guardLate = 300 * time.Millisecond
 
+// extendOnceCaughtUp extends h by 10 s. A resumed replica may take a
+// moment to catch up: an Extend it has not acknowledged yet is made again
+// (up to 5 times), as a caller would.
+func extendOnceCaughtUp(ctx context.Context, h guardedHold) error {
+	err := h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
+	for range 5 {
+		if !errors.Is(err, ErrNotReplicated) {
+			break
+		}
+		err = h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
+	}
+	return err
+}
+
 // checkEndsBy fails unless h's context ends with ErrLockLost within
 // guardLate of a timer set for h.by (its grant's loss deadline) firing. On a machine loaded enough, that timer fires
 // hundreds of milliseconds late, and so does the hold's loss timer: that is
@@ -197,16 +211,7 @@ func TestGuardExtendNotReplicated(t *testing.T) {
 	}
 	replica.Resume()
 	for k, h := range acked {
-		// The resumed replica may take a moment to catch up: an Extend it
-		// has not acknowledged yet is made again, as a caller would.
-		err := h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
-		for range 5 {
-			if !errors.Is(err, ErrNotReplicated) {
-				break
-			}
-			err = h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
-		}
-		if err != nil {
+		if err := extendOnceCaughtUp(ctx, h); err != nil {
 			t.Errorf("%s: Extend with the replica running: %v", k, err)
 		}
 	}

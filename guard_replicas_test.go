@@ -159,14 +159,7 @@ func TestGuardAllReplicasExtend(t *testing.T) {
 	}
 	replicas[0].Resume()
 	for k, h := range acked {
-		err := h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
-		for range 5 {
-			if !errors.Is(err, ErrNotReplicated) {
-				break
-			}
-			err = h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
-		}
-		if err != nil {
+		if err := extendOnceCaughtUp(ctx, h); err != nil {
 			t.Errorf("%s: Extend with both replicas running: %v", k, err)
 		}
 	}
