@@ -444,9 +444,10 @@ func (s *Semaphore) undoFailed(n int64) {
 // then grows beyond the permits first set, as with Redisson's release.
 // Like Mutex.Unlock it runs
 // detached from ctx, bounded by the release timeout. A call whose reply is
-// lost is made again and returns the permits once (see change); an error
-// that remains means the outcome is unknown, so calling Release again may
-// return them twice. Release works during and after the Client's Close, as
+// lost is made again and returns the permits once (each call records itself
+// for a minute under redisson_sc_latch:{name}:<client-id>:<n>, which the
+// repeat finds); an error that remains means the outcome is unknown, so
+// calling Release again may return them twice. Release works during and after the Client's Close, as
 // long as the rueidis client is open: a worker that still holds permits at
 // shutdown can give them back.
 func (s *Semaphore) Release(ctx context.Context, n int64) error {
