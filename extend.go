@@ -572,6 +572,10 @@ func (r readLocker) Extend(ctx, lctx context.Context, lease time.Duration) error
 // Mutex, FairMutex, LeanMutex, RWMutex (and its RLocker), MultiLock, RedLock.
 type Extender interface {
 	Locker
+	// Extend gives the hold lctx names (taken with an explicit lease) a new
+	// lease, counted from now, and moves the end of lctx with it: ErrNotHeld
+	// when the hold is gone, ErrInvalidArgument for a hold the watchdog
+	// renews. See Mutex.Extend.
 	Extend(ctx, lctx context.Context, lease time.Duration) error
 }
 

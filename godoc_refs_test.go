@@ -123,3 +123,47 @@ func exportedRecv(d *ast.FuncDecl) bool {
 	id, ok := t.(*ast.Ident)
 	return ok && id.IsExported()
 }
+
+// TestExportedNamesDocumented: every exported constant, variable and
+// interface method of the package has a doc comment go doc shows: its own, a
+// line comment, its group's, or (an interface method) the one before it
+// naming it ("ReleaseStart and ReleaseEnd bracket ...").
+func TestExportedNamesDocumented(t *testing.T) {
+	t.Parallel()
+	fset, files := parsePackage(t)
+	for _, f := range files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, s := range g.Specs {
+				switch s := s.(type) {
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() && g.Doc == nil && s.Doc == nil && s.Comment == nil {
+							t.Errorf("%s: %s has no doc comment", fset.Position(n.Pos()), n.Name)
+						}
+					}
+				case *ast.TypeSpec:
+					it, ok := s.Type.(*ast.InterfaceType)
+					if !ok || !s.Name.IsExported() {
+						continue
+					}
+					var prev string
+					for _, m := range it.Methods.List {
+						if len(m.Names) == 0 {
+							continue
+						}
+						name := m.Names[0].Name
+						if m.Doc != nil {
+							prev = m.Doc.Text()
+						} else if m.Comment == nil && ast.IsExported(name) && !strings.Contains(prev, name) {
+							t.Errorf("%s: %s.%s has no doc comment", fset.Position(m.Pos()), s.Name.Name, name)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -91,16 +91,18 @@ func (NopObserver) Guard(GuardEvent)                                       {}
 // it is safe as a metric attribute.
 type Primitive string
 
+// The primitives. A RedLock reports its lock on each node as that node's
+// Mutex, and a MultiLock each member as what the member is.
 const (
-	PrimitiveMutex     Primitive = "mutex"
-	PrimitiveFairMutex Primitive = "fair_mutex"
-	PrimitiveLeanMutex Primitive = "lean_mutex"
-	PrimitiveRWRead    Primitive = "rwmutex_read"
-	PrimitiveRWWrite   Primitive = "rwmutex_write"
+	PrimitiveMutex     Primitive = "mutex"         // Mutex
+	PrimitiveFairMutex Primitive = "fair_mutex"    // FairMutex
+	PrimitiveLeanMutex Primitive = "lean_mutex"    // LeanMutex
+	PrimitiveRWRead    Primitive = "rwmutex_read"  // RWMutex's read side (RLock, RUnlock)
+	PrimitiveRWWrite   Primitive = "rwmutex_write" // RWMutex's write side (Lock, Unlock)
 	// Semaphore permits are not holds: their acquisitions and releases are
 	// reported, no HoldEnd.
-	PrimitiveSemaphore       Primitive = "semaphore"
-	PrimitivePermitSemaphore Primitive = "permit_semaphore"
+	PrimitiveSemaphore       Primitive = "semaphore"        // Semaphore
+	PrimitivePermitSemaphore Primitive = "permit_semaphore" // PermitSemaphore
 )
 
 // Holds reports whether acquisitions of p are holds that end with HoldEnd.
