@@ -167,3 +167,61 @@ func TestExportedNamesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestLockerDocsNameImplementations: the docs of Locker and Extender name
+// every handle type the package asserts satisfies them (var _ Locker =
+// (*LeanMutex)(nil)), so a reader of go doc learns what the middleware and
+// MultiLock accept.
+func TestLockerDocsNameImplementations(t *testing.T) {
+	t.Parallel()
+	_, files := parsePackage(t)
+	docs := map[string]string{}
+	impls := map[string][]string{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, s := range g.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					if s.Name.Name == "Locker" || s.Name.Name == "Extender" {
+						docs[s.Name.Name] = g.Doc.Text()
+					}
+				case *ast.ValueSpec:
+					iface, ok := s.Type.(*ast.Ident)
+					if !ok || len(s.Values) != 1 || s.Names[0].Name != "_" {
+						continue
+					}
+					// (*T)(nil)
+					call, ok := s.Values[0].(*ast.CallExpr)
+					if !ok {
+						continue
+					}
+					paren, ok := call.Fun.(*ast.ParenExpr)
+					if !ok {
+						continue
+					}
+					star, ok := paren.X.(*ast.StarExpr)
+					if !ok {
+						continue
+					}
+					if id, ok := star.X.(*ast.Ident); ok && id.IsExported() {
+						impls[iface.Name] = append(impls[iface.Name], id.Name)
+					}
+				}
+			}
+		}
+	}
+	for _, iface := range []string{"Locker", "Extender"} {
+		if len(impls[iface]) == 0 {
+			t.Fatalf("no var _ %s = (*T)(nil) assertions found", iface)
+		}
+		for _, typ := range impls[iface] {
+			if !regexp.MustCompile(`\b` + typ + `\b`).MatchString(docs[iface]) {
+				t.Errorf("%s's doc does not name %s, which satisfies it:\n%s", iface, typ, docs[iface])
+			}
+		}
+	}
+}

@@ -6,12 +6,14 @@ import (
 )
 
 // Locker is the shape every exclusive primitive shares (Mutex, FairMutex,
-// RWMutex's read and write sides, MultiLock, RedLock), so middleware and
-// MultiLock can take any of them.
+// LeanMutex, RWMutex's read and write sides, MultiLock, RedLock), so
+// middleware and MultiLock can take any of them.
 //
 // Lock and TryLock return a context derived from ctx that is cancelled, with
 // cause ErrLockLost, when the lock is lost; it carries the owner id (so nested
-// code re-enters) and the fencing token (see Fence).
+// code re-enters, except a LeanMutex's, which refuses it with
+// ErrNotReentrant) and the fencing token (see Fence; none from a RedLock, nor
+// from a LeanMutex without WithFencing).
 type Locker interface {
 	// Name is the lock's name as given (before any prefix).
 	Name() string
