@@ -198,7 +198,10 @@
 //
 // A wait ended by its context returns an error that errors.Is the context's
 // error. Redis and network failures are wrapped with the operation and the
-// lock name, and never reported as contention.
+// lock name, and never reported as contention: a TryLock or TryAcquire wait
+// that ends while the server does not answer its last attempt is
+// ErrNotAcquired, but its *NotAcquiredError has Unanswered set, and the lock
+// may be free.
 //
 // # Fencing tokens
 //
