@@ -223,9 +223,12 @@ const (
 	runAskMax = time.Minute
 )
 
-// New returns a Client using rc. The Client never closes rc. A rueidis
-// Sentinel client made with ReplicaOnly, which sends every command to a
-// replica, is refused with ErrInvalidArgument: no lock can be taken there.
+// New returns a Client using rc. The Client never closes rc. A nil rc, an
+// invalid option (a WithKeyPrefix without a complete hash tag, a WithLease
+// or WithWatchdog out of bounds, ...) and a rueidis Sentinel client made with
+// ReplicaOnly, which sends every command to a replica, where no lock can be
+// taken, are refused with ErrInvalidArgument. New sends nothing to Redis: a
+// server that cannot be reached shows at the first call.
 func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	if rc == nil {
 		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("nil rueidis client"))
