@@ -448,13 +448,15 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	return ok, nil
 }
 
-// LockState is a snapshot of a Mutex or FairMutex, read in one round trip
-// (Redisson's isLocked, getHoldCount and remainTimeToLive at once).
+// LockState is a snapshot of a Mutex, FairMutex or LeanMutex, read in one
+// round trip (Redisson's isLocked, getHoldCount and remainTimeToLive at
+// once).
 type LockState struct {
 	// Locked: someone holds the lock.
 	Locked bool
-	// HoldCount is how many times the owner in the context asked with holds
-	// the lock (0: not held by that owner, or no owner in the context).
+	// HoldCount is how many holds of the lock the owner named in State's
+	// context has (0: none, or no owner in the context; a LeanMutex's owner
+	// has at most 1).
 	HoldCount int64
 	// Lease is the lock's remaining lease: 0 when free, negative when held
 	// without expiry.
