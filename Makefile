@@ -16,16 +16,20 @@ bench_server  = $(word 2,$(subst :, ,$(BENCH_CPUS)))
 bench_txt     = $(if $(BENCH_CPUS),bench-pinned.txt,bench.txt)
 bench_png     = $(if $(BENCH_CPUS),chart-pinned.png,chart.png)
 
-.PHONY: all generate check-generated lint test test-go1.27 bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
+.PHONY: all help generate check-generated lint test test-go1.27 bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
 
 all: generate lint test
+
+## help: list these targets and what they do
+help:
+	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 ## generate: regenerate generated/ from scripts/*.lua
 generate:
 	$(GO) generate ./...
 
 ## check-generated: fail when generated/ is stale against scripts/, or scriptgen's
-## command table against the Redis command specifications in ../shared
+##   command table against the Redis command specifications in ../shared
 check-generated:
 	$(GO) run ./cmd/scriptgen -in scripts -out generated -pkg generated -check -strict
 	@if [ -d ../shared/redis-commands/json ] || [ -n "$$CI" ]; then \
