@@ -57,6 +57,10 @@ type walker struct {
 	// block it holds in is still being walked.
 	scopeIDs []int
 	lastID   int
+	// nilBack are, by scope ID, the replies locals held before that block
+	// gave them another value (see setNil): the paths that skip the block
+	// still hold them after it.
+	nilBack map[int][]nilBack
 	// counters are the counters of the numeric for loops whose bodies
 	// forGives reads, innermost last; judged the statements whose paths
 	// ifGives, forGives or givenAtBreaks reads: a local assigned in one of
@@ -414,8 +418,22 @@ func (w *walker) push() {
 }
 
 func (w *walker) pop() {
+	id := w.scopeIDs[len(w.scopeIDs)-1]
+	for _, b := range w.nilBack[id] {
+		if !b.l.nilv.set {
+			b.l.nilv = b.ns
+		}
+	}
+	delete(w.nilBack, id)
 	w.scopes = w.scopes[:len(w.scopes)-1]
 	w.scopeIDs = w.scopeIDs[:len(w.scopeIDs)-1]
+}
+
+// nilBack is the reply a local held before a nested block gave it another
+// value.
+type nilBack struct {
+	l  *local
+	ns nilSource
 }
 
 // declare makes a new local in the innermost scope.
@@ -703,15 +721,28 @@ func (w *walker) numberText(e ast.Expr, op string, pos Pos, in int) {
 }
 
 // setNil records the reply a local may hold as false or nil after an
-// assignment, when it is assigned in the block that declares it; one
-// assigned in a nested block, a function or a loop is no longer followed.
+// assignment. One given a reply in a nested block of the function that
+// declares it (if c then v = redis.call('GET', k) end) may hold that reply
+// after the block too, on the paths through it: it is followed as that
+// reply. One given another value there holds none in the rest of the
+// block, and after it the reply it held before, on the paths that skip the
+// block (local v = redis.call('GET', k), then if c then v = 'x' end). One
+// assigned in a function (which may not run) is no longer followed.
 func (w *walker) setNil(name string, ns nilSource) {
 	l, i := w.lookup(name)
 	if l == nil {
 		return
 	}
 	if i != len(w.scopes)-1 {
-		ns = nilSource{}
+		if l.fn != w.depth {
+			ns = nilSource{}
+		} else if !ns.set && l.nilv.set {
+			if w.nilBack == nil {
+				w.nilBack = map[int][]nilBack{}
+			}
+			id := w.scopeIDs[len(w.scopeIDs)-1]
+			w.nilBack[id] = append(w.nilBack[id], nilBack{l, l.nilv})
+		}
 	}
 	l.nilv = ns
 }
@@ -1201,7 +1232,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		// local v; if c then v = 'x' else v = 'y' end: v holds a value
 		// after it, as it does on every path that goes on.
-		w.guard(w.givenOnEveryPath(s))
+		every := w.givenOnEveryPath(s)
+		w.guard(every)
+		for _, n := range every {
+			if l, _ := w.lookup(n); l != nil {
+				l.nilv = nilSource{}
+			}
+		}
 	case *ast.NumberForStmt:
 		w.numberArg(s.Init)
 		w.numberArg(s.Limit)
