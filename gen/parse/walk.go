@@ -4058,6 +4058,21 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					arg.MayNil = x.Value
 				}
 			}
+			// A local that holds a comparison (local b = a == c, not v),
+			// always or on some paths: Redis refuses true and false alike.
+			// (Not one a function assigns: a call of it above may have
+			// given it another value.)
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && arg.NotString == "" {
+				isBool := func(r Return) bool { return r.Kind == ReturnBool }
+				switch {
+				case isBool(l.reply):
+					arg.NotString = x.Value + ", which holds a comparison, true or false"
+				case (l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither) && slices.ContainsFunc(l.reply.Alts, isBool) && !w.guarded(l):
+					// (Not one an if gives a value on every path: its
+					// alternatives keep the comparison it held before.)
+					arg.MayNotString = x.Value + ", a local that holds a comparison, true or false, on some paths"
+				}
+			}
 		case *ast.NilExpr:
 			arg.NotString = "nil"
 		case *ast.TrueExpr:
