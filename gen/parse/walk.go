@@ -2052,11 +2052,6 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 	return nil
 }
 
-// fieldNilGuards are the fields of table locals among nilGuards(e, isNil).
-func (w *walker) fieldNilGuards(e ast.Expr, isNil bool) []string {
-	return slices.DeleteFunc(w.nilGuards(e, isNil), func(n string) bool { return !strings.Contains(n, fieldSep) })
-}
-
 // mayHoldOther reports whether the local e may hold false when lit, the
 // literal it is compared with, is nil (given false or a comparison on some
 // path), or nil when lit is false (given nil, declared without a value,
@@ -2578,9 +2573,9 @@ func (w *walker) expr(e ast.Expr) {
 		done := w.probe(e.Lhs)
 		w.expr(e.Lhs)
 		w.logicRight++
-		// The right of t.w and ... runs only where t.w holds a value, that
-		// of not t.w or ... too.
-		fields := w.fieldNilGuards(e.Lhs, e.Operator == "or")
+		// The right of v and ... (or t.w and ...) runs only where v holds
+		// a value, that of not v or ... too.
+		fields := w.nilGuards(e.Lhs, e.Operator == "or")
 		if len(fields) > 0 {
 			w.push()
 			w.guard(fields)
@@ -2895,9 +2890,9 @@ func (w *walker) settleElemOps() {
 func (w *walker) cond(e ast.Expr) {
 	if l, ok := e.(*ast.LogicalOpExpr); ok {
 		w.cond(l.Lhs)
-		// (The right runs only where the left shows a field to hold a
-		// value, as in any expression: see expr.)
-		fields := w.fieldNilGuards(l.Lhs, l.Operator == "or")
+		// (The right runs only where the left shows a local or a field to
+		// hold a value, as in any expression: see expr.)
+		fields := w.nilGuards(l.Lhs, l.Operator == "or")
 		if len(fields) > 0 {
 			w.push()
 			w.guard(fields)
