@@ -119,6 +119,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.MayNotString != "" {
 				warn(a.Pos, "argument %d of %s is %s: Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\")", i+1, c.Func, a.MayNotString)
 			}
+			if a.NilParam != "" {
+				warn(a.Pos, "argument %d of %s is %s, a parameter that a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call (\"Lua redis lib command arguments must be strings or integers\"); pass a value, or test it first (if %s then ... end)",
+					i+1, c.Func, a.NilParam, a.NilParam)
+			}
 			if a.MayNil != "" {
 				warn(a.Pos, "argument %d of %s is %s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\"); give it a value on every path, or test it first (if %s then ... end)",
 					i+1, c.Func, a.MayNil, a.MayNil)

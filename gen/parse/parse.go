@@ -198,6 +198,10 @@ type Arg struct {
 	// or false on some paths (declared without a value and given one in
 	// an if only) and is not tested there.
 	MayNil string
+	// NilParam names the parameter of a local function the argument is
+	// exactly, untested there, when a call of the function passes it nil
+	// or false, or no value (f(nil), f()): Redis refuses the call then.
+	NilParam string
 	// MayNotString is set when the argument is a call of a local function
 	// some of whose returns, not all, pass it a value that is no string
 	// or number (nil, a boolean, a table: return 'x', {} as the last

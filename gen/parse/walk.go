@@ -104,6 +104,10 @@ type walker struct {
 	// (f(ARGV[3])): see settleElemParams.
 	elemParams []upval
 	elemArgs   map[*ast.FunctionExpr]map[int][]elemPass
+	// nilArgs are the parameters (by index) of each local function that a
+	// call passes nil or false, or no value (f(nil), f()): see
+	// settleElemParams.
+	nilArgs map[*ast.FunctionExpr]map[int]bool
 	// dead are the local functions the script never runs (see
 	// unreachedFuncs): a call written in one passes no element.
 	dead map[*ast.FunctionExpr]bool
@@ -2484,6 +2488,22 @@ func (w *walker) expr(e ast.Expr) {
 				for i := range n {
 					w.args[fn][i] = append(w.args[fn][i], w.passed(e.Args, i))
 				}
+				for i := range n {
+					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] {
+						break // (never made)
+					}
+					// (Not a function the script also assigns: the call
+					// may run the other.)
+					if w.passed(e.Args, i).Source == SourceNil && w.fixedFunc(e.Func) != nil {
+						if w.nilArgs == nil {
+							w.nilArgs = map[*ast.FunctionExpr]map[int]bool{}
+						}
+						if w.nilArgs[fn] == nil {
+							w.nilArgs[fn] = map[int]bool{}
+						}
+						w.nilArgs[fn][i] = true
+					}
+				}
 				for i, a := range e.Args {
 					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] {
 						break // (never made)
@@ -4688,6 +4708,11 @@ func (w *walker) settleElemParams() {
 				}
 			}
 			continue
+		}
+		// A call passes it nil or false (f(nil), f()): Redis refuses
+		// either.
+		if w.nilArgs[u.l.paramOf][u.l.param-1] && a.NotString == "" && a.MayNil == "" {
+			a.NilParam = u.name
 		}
 		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
 			continue
