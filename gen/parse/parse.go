@@ -802,6 +802,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		w.settleUpvals()
 		w.settleParams()
 		w.settleElemParams()
+		w.settleParamOps()
 		w.settleElemOps()
 		w.settleUpvalElems()
 		nextParams, nextAll, nextRets := w.resolvedParams(), w.allValues(), w.results

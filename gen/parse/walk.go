@@ -108,6 +108,14 @@ type walker struct {
 	// call passes nil or false, or no value (f(nil), f()): see
 	// settleElemParams.
 	nilArgs map[*ast.FunctionExpr]map[int]bool
+	// replyArgs are the commands' replies each call of a local function
+	// passes each parameter (f(redis.call('GET', k)), or a local holding
+	// one), and paramOps the operations on an untested parameter of the
+	// function being walked, by index in File.Operations, which are
+	// recorded as operations on those replies (see settleParamOps).
+	replyArgs map[*ast.FunctionExpr]map[int][]replyPass
+	paramOps  []paramOp
+	paramCmps []paramCmp
 	// dead are the local functions the script never runs (see
 	// unreachedFuncs): a call written in one passes no element.
 	dead map[*ast.FunctionExpr]bool
@@ -246,10 +254,13 @@ type local struct {
 	// f = function), nil for other locals. paramOf is the function whose
 	// parameter param (1-based) the local is, nil for other locals;
 	// assigned is set once the local is assigned after its declaration.
-	fnExpr   *ast.FunctionExpr
-	paramOf  *ast.FunctionExpr
-	param    int
-	assigned bool
+	fnExpr  *ast.FunctionExpr
+	paramOf *ast.FunctionExpr
+	// paramTested is set on a parameter once an operation on it is
+	// recorded (see settleParamOps): later ones are not reported again.
+	paramTested bool
+	param       int
+	assigned    bool
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
@@ -2505,6 +2516,30 @@ func (w *walker) expr(e ast.Expr) {
 					}
 				}
 				for i, a := range e.Args {
+					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] || w.fixedFunc(e.Func) == nil {
+						break // (never made, or a call that may run another function)
+					}
+					var rp replyPass
+					if c, ok := a.(*ast.FuncCallExpr); ok {
+						if name, direct := redisFunc(c); direct && (name == "call" || name == "pcall") {
+							rp.call = c
+						}
+					} else if id, ok := a.(*ast.IdentExpr); ok {
+						if l, _ := w.lookup(id.Value); l != nil && l.nilv.set && !l.nilv.tonumber {
+							rp.ns = l.nilv
+						}
+					}
+					if rp.call != nil || rp.ns.set {
+						if w.replyArgs == nil {
+							w.replyArgs = map[*ast.FunctionExpr]map[int][]replyPass{}
+						}
+						if w.replyArgs[fn] == nil {
+							w.replyArgs[fn] = map[int][]replyPass{}
+						}
+						w.replyArgs[fn][i] = append(w.replyArgs[fn][i], rp)
+					}
+				}
+				for i, a := range e.Args {
 					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] {
 						break // (never made)
 					}
@@ -2638,6 +2673,18 @@ func (w *walker) expr(e ast.Expr) {
 		}
 		if c.Left.Type != OperandUnknown && c.Right.Type != OperandUnknown {
 			w.f.Compares = append(w.f.Compares, c)
+		} else if c.Left.Type != c.Right.Type && !w.dry {
+			// A parameter compared: with what the calls pass it (see
+			// settleParamOps).
+			side, other := e.Lhs, c.Right
+			if c.Left.Type != OperandUnknown {
+				side, other = e.Rhs, c.Left
+			}
+			if id, ok := side.(*ast.IdentExpr); ok && other.Type != OperandUnknown {
+				if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth {
+					w.paramCmps = append(w.paramCmps, paramCmp{c: c, left: side == e.Lhs, l: p, name: id.Value})
+				}
+			}
 		}
 	case *ast.StringConcatOpExpr:
 		w.binaryOperation(e.Lhs, "..", e.Rhs, e.Line())
@@ -4692,6 +4739,101 @@ type elemPass struct {
 	N     int
 }
 
+// replyPass is a command's reply a call of a local function passes a
+// parameter: the call written in place, or what a local passed holds.
+type replyPass struct {
+	call *ast.FuncCallExpr
+	ns   nilSource
+}
+
+// paramOp is an operation (by index in File.Operations) on the parameter
+// l, named name there.
+type paramOp struct {
+	at   int
+	l    *local
+	name string
+}
+
+// passedReply is the operand a parameter named name is when a call passes
+// it the reply rp.
+func (w *walker) passedReply(rp replyPass, name string) (Operand, bool) {
+	call, command := rp.ns.call, rp.ns.command
+	if rp.call != nil {
+		i, ok := w.calls[rp.call]
+		if !ok || i >= len(w.f.Calls) {
+			return Operand{}, false
+		}
+		call, command = i, w.f.Calls[i].Command
+	}
+	if command == "" {
+		return Operand{}, false
+	}
+	return Operand{Type: OperandReply, Text: name + " (the reply of " + strings.ToUpper(command) + " a call passes it)", Call: call}, true
+}
+
+// paramCmp is a comparison of the parameter l, named name there, left or
+// right of c.
+type paramCmp struct {
+	c    Compare
+	left bool
+	l    *local
+	name string
+}
+
+// settleParamOps records each operation on an untested parameter of a local
+// function as one on each command's reply a call of the function passes it
+// (local function f(v) redis.call('SET', k, v) end; f(redis.call('GET',
+// k2))): false where the command replies nil, a table for a list. The
+// others are dropped.
+func (w *walker) settleParamOps() {
+	// A comparison of a parameter every call passes a reply is one of
+	// each reply (v == nil is always false for GET's). (Not when a call
+	// passes another value, which the comparison may be for.)
+	for _, p := range w.paramCmps {
+		passes := w.replyArgs[p.l.paramOf][p.l.param-1]
+		if len(passes) == 0 || len(passes) != len(w.args[p.l.paramOf][p.l.param-1]) {
+			continue
+		}
+		for _, rp := range passes {
+			op, ok := w.passedReply(rp, p.name)
+			if !ok {
+				continue
+			}
+			c := p.c
+			if p.left {
+				c.Left = op
+			} else {
+				c.Right = op
+			}
+			w.f.Compares = append(w.f.Compares, c)
+		}
+	}
+	if len(w.paramOps) == 0 {
+		return
+	}
+	drop := map[int]bool{}
+	var more []Operation
+	for _, p := range w.paramOps {
+		drop[p.at] = true
+		for _, rp := range w.replyArgs[p.l.paramOf][p.l.param-1] {
+			op, ok := w.passedReply(rp, p.name)
+			if !ok {
+				continue
+			}
+			o := w.f.Operations[p.at]
+			o.Operand, o.Tested = op, rp.ns.tested
+			more = append(more, o)
+		}
+	}
+	ops := w.f.Operations[:0:0]
+	for i, o := range w.f.Operations {
+		if !drop[i] {
+			ops = append(ops, o)
+		}
+	}
+	w.f.Operations = append(ops, more...)
+}
+
 // settleElemParams gives an argument that is an untested parameter of a
 // local function the element a call of the function passes it in place
 // as Arg.Indexed (local function f(v) redis.call('SET', k, v) end;
@@ -5632,6 +5774,15 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 		w.f.Operations = append(w.f.Operations, o)
 		if l != nil {
 			l.nilv.tested = true
+		}
+	} else if id, ok := e.(*ast.IdentExpr); ok && !w.dry {
+		// A parameter, untested here: what the calls pass it is known
+		// once the walk has seen them (see settleParamOps).
+		if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.paramTested {
+			at = len(w.f.Operations)
+			w.f.Operations = append(w.f.Operations, o)
+			w.paramOps = append(w.paramOps, paramOp{at: at, l: p, name: id.Value})
+			p.paramTested = true // each use reported once, as for a local
 		}
 	}
 	if id, ok := e.(*ast.IdentExpr); ok && w.isLocal(id.Value) {

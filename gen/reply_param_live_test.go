@@ -1,0 +1,47 @@
+package gen
+
+import (
+	"testing"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestReplyParamAgreesWithServer: a command's reply passed to a local
+// function (in place, or through a local holding it) is that reply in the
+// function's parameter: a list there is a table, which Redis refuses as a
+// command argument; a reply that may be nil is false, on which a
+// concatenation fails and which Redis refuses as an argument, and which is
+// never nil (v == nil is always false). Tested first, in the function or
+// before the call, it is taken without a warning, and the server runs it.
+func TestReplyParamAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	const (
+		refused = "Lua redis lib command arguments must be strings or integers"
+		table   = `scripts/x.lua:4:48: argument 2 of SET is v (the reply of KEYS a call passes it), an array (a table in Lua): Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers")`
+		arg     = `scripts/x.lua:4:48: warning: argument 2 of SET is v (the reply of GET a call passes it), which is false when GET replies nil: Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers"); test v first (if not v then ... end), or give it a default where it is assigned (redis.call(...) or '')`
+		concat  = `scripts/x.lua:4:50: warning: concatenation (..) of v (the reply of GET a call passes it), which is false when GET replies nil: Lua fails the script at run time ("attempt to concatenate local 'v' (a boolean value)"); test v first (if not v then ... end), or give it a default where it is assigned (redis.call(...) or '')`
+		never   = `scripts/x.lua:4:26: == compares v (the reply of GET a call passes it) with nil, but a reply is never nil (Redis turns a nil reply into false): it is always false; test it with not, or compare with false`
+		set     = "local function f(v) redis.call('SET', KEYS[1], v) end\n"
+		cat     = "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\n"
+		get     = "redis.call('GET', KEYS[2])"
+	)
+	for _, tc := range []struct {
+		name, body, want, server string // server: part of Redis's error, "" for none
+	}{
+		{"a list", set + "f(redis.call('KEYS', '*'))\nredis.call('DEL', KEYS[2])", table, refused},
+		{"a nil reply, an argument", set + "f(" + get + ")", arg, refused},
+		{"a nil reply, concatenated", cat + "f(" + get + ")", concat, "attempt to concatenate local 'v' (a boolean value)"},
+		{"a nil reply held by a local", cat + "local r = " + get + "\nf(r)", concat, "attempt to concatenate local 'v' (a boolean value)"},
+		{"compared with nil", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")", never, ""},
+		{"compared with nil, a call passing nil too", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")\nf(nil)", "", ""},
+		{"tested in the function", "local function f(v) if v then redis.call('SET', KEYS[1], v .. 'x') end end\nf(" + get + ")", "", ""},
+		{"tested before the call", cat + "local r = " + get + "\nif r then f(r) end", "", ""},
+		{"an integer reply", cat + "f(redis.call('INCR', KEYS[2]))", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @key k2\n-- @return none\n" + tc.body + "\n"
+			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k", "{t}missing"})
+		})
+	}
+}
