@@ -785,6 +785,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	dead := unreachedFuncs(chunk)
 	reassigned := map[string]bool{}
 	assignedNamesIn(chunk, reassigned)
+	fnAssigned, otherAssigned := assignedFuncs(chunk)
 	var (
 		params map[*ast.FunctionExpr][]Value
 		all    map[string]Value
@@ -796,7 +797,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead, reassigned: reassigned}
+		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead, reassigned: reassigned, fnAssigned: fnAssigned, otherAssigned: otherAssigned}
 		w.block(chunk)
 		w.settleFuncs()
 		w.settleUpvals()

@@ -220,6 +220,35 @@ func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
 	}, func(ast.Expr) {})
 }
 
+// assignedFuncs are the functions list assigns each name (f = function ...
+// end, function f() ... end), and the names it assigns anything else.
+func assignedFuncs(list []ast.Stmt) (fns map[string][]*ast.FunctionExpr, other map[string]bool) {
+	fns, other = map[string][]*ast.FunctionExpr{}, map[string]bool{}
+	inspect(list, func(s ast.Stmt) {
+		switch x := s.(type) {
+		case *ast.AssignStmt:
+			for i, l := range x.Lhs {
+				id, ok := l.(*ast.IdentExpr)
+				if !ok {
+					continue
+				}
+				if i < len(x.Rhs) {
+					if fn, ok := x.Rhs[i].(*ast.FunctionExpr); ok {
+						fns[id.Value] = append(fns[id.Value], fn)
+						continue
+					}
+				}
+				other[id.Value] = true
+			}
+		case *ast.FuncDefStmt:
+			if id, ok := x.Name.Func.(*ast.IdentExpr); ok && x.Name.Receiver == nil {
+				fns[id.Value] = append(fns[id.Value], x.Func)
+			}
+		}
+	}, func(ast.Expr) {})
+	return fns, other
+}
+
 // protectedFuncs are the functions written as an argument of pcall or
 // xpcall (pcall(function() ... end)), and the local functions (local
 // function f) whose name the chunk reads only as such an argument

@@ -122,6 +122,11 @@ type walker struct {
 	// reassigned are the names the script assigns anywhere (see
 	// fixedFunc).
 	reassigned map[string]bool
+	// fnAssigned are the functions the script assigns each name (f =
+	// function ... end, function f() ... end), and otherAssigned the names
+	// it assigns anything else (see assignedFuncs).
+	fnAssigned    map[string][]*ast.FunctionExpr
+	otherAssigned map[string]bool
 	// opParams are the operands of arithmetic or a concatenation that are
 	// a parameter of the function being walked (see settleElemOps), and
 	// opUpvals those that are a local of an enclosing function (see
@@ -3529,12 +3534,28 @@ func (w *walker) value(e ast.Expr) Value {
 			return Value{Source: SourceRedis}
 		}
 		if l := w.localFunc(x.Func); l != nil {
-			// What the function returns, as the last walk found.
-			if v, ok := w.returned[l.fnExpr]; ok {
-				v.Derived = true
-				return v
+			// What the function returns, as the last walk found; for one
+			// the script also assigns (f = function ... end), what any of
+			// the functions assigned it returns: a call may run either.
+			// (Unknown when it is assigned anything else.)
+			name := x.Func.(*ast.IdentExpr).Value
+			fns := []*ast.FunctionExpr{l.fnExpr}
+			if w.reassigned[name] {
+				if w.otherAssigned[name] {
+					return Value{Source: SourceUnknown}
+				}
+				fns = append(fns, w.fnAssigned[name]...)
 			}
-			return Value{Source: SourceUnknown}
+			v := Value{Source: sourcePending}
+			for _, fn := range fns {
+				r, ok := w.returned[fn]
+				if !ok {
+					return Value{Source: SourceUnknown}
+				}
+				v = mergeValue(v, r)
+			}
+			v.Derived = true
+			return v
 		}
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "assert" && !w.isLocal("assert") && len(x.Args) > 0 && !expands(x.Args[0]) {
 			// assert(v, ...) gives v, or fails the script for nil or false.
