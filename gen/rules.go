@@ -874,7 +874,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	checkNumeric(c, info.name, r.args, at, warn)
 	checkZRangeBounds(c, info.name, at)
 	checkStreamTimes(c, info.name, r.args, at)
-	checkOptions(c, info.name, at)
+	checkOptions(c, info.name, at, warn)
 	checkGroups(c, info.name, r, at)
 	// One cause per call: the option checks run when the words fit.
 	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) && checkStreamIDs(c, info.name, at) && checkBitop(c, info.name, at) && checkBitfieldOffsets(c, info.name, at) && checkBitRange(c, info.name, at) {
@@ -3399,7 +3399,14 @@ func settleCaps(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 // them, or one Redis 7.0 lacks, makes Redis refuse the call. A word the
 // checker cannot read (an argument, an expression) ends the check: from
 // there on it cannot tell keywords from their values.
-func checkOptions(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+func checkOptions(c parse.Call, name string, at, warn func(parse.Pos, string, ...any)) {
+	if last := len(c.Args) - 1; last >= 0 && c.Args[last].Expands && c.Args[last].OnPaths != nil {
+		// A call of a local function last: the command gets the values of
+		// each of its returns on some path. An option refused on every
+		// path is refused; on some, it fails on those paths only.
+		checkOptionPaths(c, name, at, warn)
+		return
+	}
 	sig, ok := optionArgs[name]
 	if !ok || looseOptions[name] {
 		return
@@ -3448,6 +3455,51 @@ func checkOptions(c parse.Call, name string, at func(parse.Pos, string, ...any))
 			return
 		}
 		i += 1 + t.values
+	}
+}
+
+// optionProblem is what checkOptions reports of one path of a call.
+type optionProblem struct {
+	pos parse.Pos
+	msg string
+}
+
+// checkOptionPaths is checkOptions for a call whose last argument is a call
+// of a local function whose returns are known (Arg.OnPaths): each return
+// gives the command other arguments.
+func checkOptionPaths(c parse.Call, name string, at, warn func(parse.Pos, string, ...any)) {
+	last := c.Args[len(c.Args)-1]
+	var found [][]optionProblem
+	failing := 0
+	for _, vals := range last.OnPaths {
+		p := c
+		p.Args = append(slices.Clone(c.Args[:len(c.Args)-1]), vals...)
+		var probs []optionProblem
+		collect := func(pos parse.Pos, format string, args ...any) {
+			probs = append(probs, optionProblem{last.Pos, fmt.Sprintf(format, args...)})
+		}
+		checkOptions(p, name, collect, collect)
+		if len(probs) > 0 {
+			failing++
+		}
+		found = append(found, probs)
+	}
+	if failing == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, probs := range found {
+		for _, p := range probs {
+			if seen[p.msg] {
+				continue
+			}
+			seen[p.msg] = true
+			if failing == len(found) {
+				at(p.pos, "%s (the last argument is a call of a local function: on every path)", p.msg)
+			} else {
+				warn(p.pos, "%s, on the paths where the last argument, a call of a local function, gives those values", p.msg)
+			}
+		}
 	}
 }
 

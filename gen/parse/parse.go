@@ -235,6 +235,12 @@ type Arg struct {
 	// ends without a return gives none): the command gets each on some
 	// path. Nil otherwise, or when a path returns a call or ....
 	GivesOnPaths []int
+	// OnPaths are, for such a call of a local function none of whose
+	// returns ends in a call or ..., the values each return gives (a
+	// literal as written, Exact; anything else unknown), and none for a
+	// path that may end without a return: the command gets the arguments
+	// before it and one of them.
+	OnPaths [][]Arg
 	// Nothing is set on a last argument that is a call of a local function
 	// that returns no value on any path (local function f() end): it
 	// passes nothing, and the command gets the arguments before it alone.

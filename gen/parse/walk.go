@@ -4223,6 +4223,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					if n := returnCounts(l.fnExpr); len(n) > 1 {
 						arg.GivesOnPaths = n
 					}
+					arg.OnPaths = w.returnPaths(l.fnExpr, arg.Pos)
 				}
 			}
 			if g, ok := a.(*ast.FuncCallExpr); ok {
@@ -4347,6 +4348,45 @@ func badReturns(fn *ast.FunctionExpr, all bool) (what string, every, some bool) 
 		what = other // (the kind a path is warned of)
 	}
 	return what, every, some
+}
+
+// returnPaths are the values each return of fn gives, as arguments at pos
+// (a literal as written, Exact; anything else unknown), and none for a
+// path that may end without a return (see Arg.OnPaths). Nil when a
+// return's last value is a call or ..., which gives any number.
+func (w *walker) returnPaths(fn *ast.FunctionExpr, pos Pos) [][]Arg {
+	var paths [][]Arg
+	if !ends(fn.Stmts) {
+		paths = append(paths, []Arg{})
+	}
+	ok := true
+	inspectShallow(fn.Stmts, func(s ast.Stmt) {
+		r, isRet := s.(*ast.ReturnStmt)
+		if !isRet {
+			return
+		}
+		if k := len(r.Exprs); k > 0 && expands(r.Exprs[k-1]) {
+			ok = false
+		}
+		vals := make([]Arg, 0, len(r.Exprs))
+		for _, e := range r.Exprs {
+			a := Arg{Pos: pos}
+			switch x := e.(type) {
+			case *ast.StringExpr:
+				v := x.Value
+				a.Literal, a.Exact = &v, true
+			case *ast.NumberExpr:
+				v := x.Value
+				a.Literal, a.Exact, a.Number = &v, true, true
+			}
+			vals = append(vals, a)
+		}
+		paths = append(paths, vals)
+	}, func(ast.Expr) {})
+	if !ok {
+		return nil
+	}
+	return paths
 }
 
 // returnCounts are the counts of values fn's paths return, sorted and
