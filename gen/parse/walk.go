@@ -4142,18 +4142,19 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				}
 			}
 			// A local that holds a comparison (local b = a == c, not v),
-			// always or on some paths: Redis refuses true and false alike.
-			// (Not one a function assigns: a call of it above may have
-			// given it another value.)
+			// true or a table, always or on some paths: Redis refuses
+			// each. (Not one a function assigns: a call of it above may
+			// have given it another value.)
 			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && arg.NotString == "" {
-				isBool := func(r Return) bool { return r.Kind == ReturnBool }
+				isNot := func(r Return) bool { return notStringKind(r) != "" }
 				switch {
-				case isBool(l.reply):
-					arg.NotString = x.Value + ", which holds a comparison, true or false"
-				case (l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither) && slices.ContainsFunc(l.reply.Alts, isBool) && !w.guarded(l):
+				case isNot(l.reply):
+					arg.NotString = x.Value + ", which holds " + notStringKind(l.reply)
+				case (l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither) && slices.ContainsFunc(l.reply.Alts, isNot) && !w.guarded(l):
 					// (Not one an if gives a value on every path: its
-					// alternatives keep the comparison it held before.)
-					arg.MayNotString = x.Value + ", a local that holds a comparison, true or false, on some paths"
+					// alternatives keep the value it held before.)
+					i := slices.IndexFunc(l.reply.Alts, isNot)
+					arg.MayNotString = x.Value + ", a local that holds " + notStringKind(l.reply.Alts[i]) + ", on some paths"
 				}
 			}
 		case *ast.NilExpr:
@@ -6077,6 +6078,21 @@ func callReply(e *ast.FuncCallExpr, call int) (Return, bool) {
 func oneValue(e *ast.FuncCallExpr) bool {
 	_, ok := callReply(e, -1)
 	return ok
+}
+
+// notStringKind says what a local's value r is when Redis refuses it as a
+// command argument (a comparison, true, a table), "" otherwise (false and
+// nil are the nil rules' business).
+func notStringKind(r Return) string {
+	switch {
+	case r.Kind == ReturnBool:
+		return "a comparison, true or false"
+	case r.Kind == ReturnInt && r.Boolean:
+		return "true"
+	case r.Kind == ReturnArray || r.Table:
+		return "a table"
+	}
+	return ""
 }
 
 // valueKind is the reply a Lua value gives, when its expression tells
