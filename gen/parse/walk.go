@@ -264,8 +264,12 @@ type local struct {
 	// paramTested is set on a parameter once an operation on it is
 	// recorded (see settleParamOps): later ones are not reported again.
 	paramTested bool
-	param       int
-	assigned    bool
+	// falseIn is the ID of the scope in which a condition shows the local
+	// false or nil (the body of if not v, the right of v or ...), 0 for
+	// none: see knownFalse.
+	falseIn  int
+	param    int
+	assigned bool
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
@@ -753,6 +757,7 @@ func (w *walker) setNil(name string, ns nilSource) {
 	if l == nil {
 		return
 	}
+	l.falseIn = 0 // a new value: no test of the old one holds
 	if i != len(w.scopes)-1 {
 		if l.fn != w.depth {
 			ns = nilSource{}
@@ -1215,6 +1220,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		whole, wholeElse := w.wholeGuards(s.Condition, false), w.wholeGuards(s.Condition, true)
 		done := w.shape(s.Condition, true)
 		w.push()
+		w.markFalse(w.falseNames(s.Condition, true))
 		w.guardNonzero(nonzero)
 		w.guardWhole(whole)
 		w.guardedBlock(s.Then, notNil)
@@ -1222,6 +1228,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		done()
 		done = w.shape(s.Condition, false)
 		w.push()
+		w.markFalse(w.falseNames(s.Condition, false))
 		w.guardNonzero(nonzeroElse)
 		w.guardWhole(wholeElse)
 		w.guardedBlock(s.Else, isNil)
@@ -1944,6 +1951,42 @@ func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
 	w.pop()
 }
 
+// falseNames are the locals e, as a condition, shows false or nil where it
+// holds (holds set) or where it does not: not v, and not v and ..., where
+// they hold; v, and v or ..., where they do not.
+func (w *walker) falseNames(e ast.Expr, holds bool) []string {
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		if !holds && w.isLocal(x.Value) {
+			return []string{x.Value}
+		}
+	case *ast.UnaryNotOpExpr:
+		return w.falseNames(x.Expr, !holds)
+	case *ast.LogicalOpExpr:
+		if x.Operator == "and" && holds || x.Operator == "or" && !holds {
+			return append(w.falseNames(x.Lhs, holds), w.falseNames(x.Rhs, holds)...)
+		}
+	}
+	return nil
+}
+
+// markFalse records that the locals named are false or nil in the
+// innermost scope.
+func (w *walker) markFalse(names []string) {
+	for _, n := range names {
+		if l, _ := w.lookup(n); l != nil {
+			l.falseIn = w.scopeIDs[len(w.scopeIDs)-1]
+		}
+	}
+}
+
+// knownFalse reports whether a condition shows the local false or nil in
+// a scope still being walked: a reply it holds is false there, whatever
+// the script read of it before.
+func (w *walker) knownFalse(l *local) bool {
+	return l.falseIn != 0 && slices.Contains(w.scopeIDs, l.falseIn)
+}
+
 // guard records that the locals named hold neither nil nor false in the
 // innermost scope, unless a guard in an enclosing scope (still being
 // walked) says so already.
@@ -2636,12 +2679,16 @@ func (w *walker) expr(e ast.Expr) {
 		// The right of v and ... (or t.w and ...) runs only where v holds
 		// a value, that of not v or ... too.
 		fields := w.nilGuards(e.Lhs, e.Operator == "or")
-		if len(fields) > 0 {
+		// (And the right of v or ..., of not v and ..., runs where v is
+		// false or nil.)
+		falses := w.falseNames(e.Lhs, e.Operator == "and")
+		if len(fields) > 0 || len(falses) > 0 {
 			w.push()
 			w.guard(fields)
+			w.markFalse(falses)
 		}
 		w.expr(e.Rhs)
-		if len(fields) > 0 {
+		if len(fields) > 0 || len(falses) > 0 {
 			w.pop()
 		}
 		w.logicRight--
@@ -2965,12 +3012,14 @@ func (w *walker) cond(e ast.Expr) {
 		// (The right runs only where the left shows a local or a field to
 		// hold a value, as in any expression: see expr.)
 		fields := w.nilGuards(l.Lhs, l.Operator == "or")
-		if len(fields) > 0 {
+		falses := w.falseNames(l.Lhs, l.Operator == "and")
+		if len(fields) > 0 || len(falses) > 0 {
 			w.push()
 			w.guard(fields)
+			w.markFalse(falses)
 		}
 		w.cond(l.Rhs)
-		if len(fields) > 0 {
+		if len(fields) > 0 || len(falses) > 0 {
 			w.pop()
 		}
 		return
@@ -5828,6 +5877,9 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 		}
 		o.Operand = Operand{Type: OperandReply, Text: what, Call: ns.call}
 		o.Tonumber, o.Tested = ns.tonumber, ns.tested
+		if l != nil && w.knownFalse(l) && !ns.tonumber {
+			o.Tested = false // (if not v then ... v .. 'x': false there)
+		}
 		o.Probed = w.probed[ns.call] > 0 && w.shaped[ns.call] == 0
 	}
 	at := -1
