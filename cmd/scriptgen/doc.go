@@ -144,7 +144,9 @@
 //     a variadic, unless the script passes the table on or changes it), and
 //     no argument is
 //     literally nil, a boolean, a comparison (ARGV[1] == '1', not x), a
-//     table or a function (Redis refuses them);
+//     table or a function (Redis refuses them), nor a local holding true, a
+//     comparison or a table (local b = a == c; a warning when it holds one
+//     on some paths only);
 //   - its key positions (from the key specs, including subcommands, numkeys
 //     and keywords such as STREAMS) hold a declared key, KEYS[i], or a key
 //     extended on the right (KEYS[1] .. ':x', which keeps its hash tag);
