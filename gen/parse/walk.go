@@ -108,6 +108,10 @@ type walker struct {
 	// call passes nil or false, or no value (f(nil), f()): see
 	// settleElemParams.
 	nilArgs map[*ast.FunctionExpr]map[int]bool
+	// badArgs are, likewise, what a call passes a parameter that Redis
+	// refuses as a command argument besides nil and false: true, a
+	// comparison, a table or a function, written in place.
+	badArgs map[*ast.FunctionExpr]map[int]string
 	// replyArgs are the commands' replies each call of a local function
 	// passes each parameter (f(redis.call('GET', k)), or a local holding
 	// one), and paramOps the operations on an untested parameter of the
@@ -2553,6 +2557,15 @@ func (w *walker) expr(e ast.Expr) {
 					}
 					// (Not a function the script also assigns: the call
 					// may run the other.)
+					if bad := notStringExpr(e.Args, i); bad != "" && w.fixedFunc(e.Func) != nil {
+						if w.badArgs == nil {
+							w.badArgs = map[*ast.FunctionExpr]map[int]string{}
+						}
+						if w.badArgs[fn] == nil {
+							w.badArgs[fn] = map[int]string{}
+						}
+						w.badArgs[fn][i] = bad
+					}
 					if w.passed(e.Args, i).Source == SourceNil && w.fixedFunc(e.Func) != nil {
 						if w.nilArgs == nil {
 							w.nilArgs = map[*ast.FunctionExpr]map[int]bool{}
@@ -4967,6 +4980,10 @@ func (w *walker) settleElemParams() {
 		if w.nilArgs[u.l.paramOf][u.l.param-1] && a.NotString == "" && a.MayNil == "" {
 			a.NilParam = u.name
 		}
+		// Or true, a comparison, a table (f(a == b), f({})): refused too.
+		if bad := w.badArgs[u.l.paramOf][u.l.param-1]; bad != "" && a.NotString == "" && a.MayNotString == "" {
+			a.MayNotString = u.name + ", a parameter that a call of its function passes " + bad
+		}
 		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
 			continue
 		}
@@ -6130,6 +6147,26 @@ func callReply(e *ast.FuncCallExpr, call int) (Return, bool) {
 func oneValue(e *ast.FuncCallExpr) bool {
 	_, ok := callReply(e, -1)
 	return ok
+}
+
+// notStringExpr says what args[i] is, written in place, when Redis
+// refuses it as a command argument and it is no nil or false: true, a
+// comparison, a table or a function; "" otherwise.
+func notStringExpr(args []ast.Expr, i int) string {
+	if i >= len(args) {
+		return ""
+	}
+	switch args[i].(type) {
+	case *ast.TrueExpr:
+		return "true"
+	case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
+		return "a comparison, true or false"
+	case *ast.TableExpr:
+		return "a table"
+	case *ast.FunctionExpr:
+		return "a function"
+	}
+	return ""
 }
 
 // notStringKind says what a local's value r is when Redis refuses it as a
