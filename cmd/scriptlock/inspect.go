@@ -390,7 +390,7 @@ func readLeases(ctx context.Context, e *env, reports []*Report) error {
 		cancel()
 		for i, rep := range replies {
 			if rep.Err != nil {
-				return fmt.Errorf("inspect %q: read leases: %w", parts[i].key, rep.Err)
+				return unanswered(rep.Err, fmt.Errorf("inspect %q: read leases: %w", parts[i].key, rep.Err))
 			}
 			if l := parts[i].h.ReadLeaseMS; rep.Value > *l {
 				*l = rep.Value

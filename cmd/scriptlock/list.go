@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -384,6 +385,13 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 			}
 		}
 		reports, err := inspectAll(ctx, e, keys)
+		if na := (noAnswer{}); errors.As(err, &na) && len(nodes) > 1 && ctx.Err() == nil {
+			// The primary went away between its SCAN and the reads of
+			// the keys it gave: as if its SCAN had failed.
+			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: err.Error()})
+			cur = scanCursor{node: cur.node + 1, primaries: fp}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -423,6 +431,22 @@ func (l *listing) partial() error {
 	return failf(exitPartial, "partial listing: could not read primary %s; the locks it holds are not listed", b.String())
 }
 
+// noAnswer is a round trip the server did not answer (down, unreachable, or
+// not within --timeout), told apart from its reply, a refusal included, and
+// from a reply list cannot read: list goes on without that primary.
+type noAnswer struct{ error }
+
+func (e noAnswer) Unwrap() error { return e.error }
+
+// unanswered returns err, marked noAnswer when cause, the round trip's own
+// error, is no reply from the server.
+func unanswered(cause, err error) error {
+	if re := (*rueidis.RedisError)(nil); errors.As(cause, &re) {
+		return err
+	}
+	return noAnswer{err}
+}
+
 // isAuxiliary reports keys that belong to a lock but are not one (its
 // fencing counter, queue, call records, read leases: see layout.Companion),
 // and names inspect would refuse: on a Cluster a key with '{' or '}' and no
@@ -454,7 +478,7 @@ func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
 	out := make([]*Report, 0, len(calls))
 	for i, rep := range generated.InspectMulti(bctx, e.rc, calls) {
 		if rep.Err != nil {
-			return nil, fmt.Errorf("inspect %q: %w%s", names[i], rep.Err, scriptACLHint(rep.Err, names[i], e.rc.Mode() == rueidis.ClientModeCluster))
+			return nil, unanswered(rep.Err, fmt.Errorf("inspect %q: %w%s", names[i], rep.Err, scriptACLHint(rep.Err, names[i], e.rc.Mode() == rueidis.ClientModeCluster)))
 		}
 		r, err := decodeReport(names[i], rep.Value)
 		if err != nil {
