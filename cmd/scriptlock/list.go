@@ -45,8 +45,9 @@ type listing struct {
 	// Unread names the primaries that could not be read: their locks are
 	// missing from Locks.
 	Unread []unreadNode `json:"unread,omitempty"`
-	// primaries is how many there are: none read is no partial answer.
-	primaries int
+	// read is whether this run read any primary: a run that read none
+	// (its cursor's primaries all unread too) is no partial answer.
+	read bool
 }
 
 // unreadNode is a primary list could not read, and why.
@@ -342,7 +343,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		// answer that nothing is held.
 		return nil, failf(exitUsage, "cursor node %d: there are %d primaries, numbered from 0", cur.node, len(nodes))
 	}
-	l := &listing{Locks: []*Report{}, primaries: len(nodes)}
+	l := &listing{Locks: []*Report{}}
 	match := globEscape(prefix) + "*"
 	scans := 0
 	// SCAN may return a key twice (a rehash, a slot that moved to a node
@@ -395,6 +396,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		if err != nil {
 			return nil, err
 		}
+		l.read = true
 		for _, r := range reports {
 			// Not released meanwhile, not a key of another kind, not
 			// listed already (a page may repeat a key too).
@@ -425,7 +427,7 @@ func (l *listing) partial() error {
 		}
 		fmt.Fprintf(&b, "%s (%s)", u.Node, u.Error)
 	}
-	if len(l.Unread) == l.primaries {
+	if !l.read {
 		return fmt.Errorf("could not read any primary: %s", b.String())
 	}
 	return failf(exitPartial, "partial listing: could not read primary %s; the locks it holds are not listed", b.String())
