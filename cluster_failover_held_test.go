@@ -15,7 +15,10 @@ import (
 // it. The watchdog goes on renewing on the promoted replica, the hold's
 // context is not ended, Unlock releases the lock there, and the waiter,
 // subscribed on the demoted primary, is woken by the release rather than
-// at its fallback timer (the lease, 10 s).
+// at its fallback timer (the lease, 30 s). A waiting Mutex also calls
+// again every third of its waiter timeout (5 s by default): two minutes
+// keeps that call from taking the lock soon after the release, which would
+// hide a lost wake.
 func TestClusterFailoverWhileHeld(t *testing.T) {
 	t.Parallel()
 	for _, sharded := range []bool{true, false} {
@@ -26,7 +29,7 @@ func TestClusterFailoverWhileHeld(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
-			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithWatchdog(10*time.Second, 500*time.Millisecond)}
+			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithWatchdog(30*time.Second, 500*time.Millisecond), WithWaiterTimeout(2 * time.Minute)}
 			h := newTestClient(t, cl.Client(t), opts...)
 			w := newTestClient(t, cl.Client(t), opts...)
 			ctx := testCtx(t, 90*time.Second)
@@ -67,8 +70,8 @@ func TestClusterFailoverWhileHeld(t *testing.T) {
 				t.Fatalf("the hold's context ended while the lock was held: %v (%v)", err, context.Cause(held))
 			}
 			pttl, err := replica.Do(t, "PTTL", holder.Key()).AsInt64()
-			if err != nil || pttl < 8000 {
-				t.Fatalf("lock on the promoted %s: PTTL %d (%v), want renewed to over 8 s", replica.Addr, pttl, err)
+			if err != nil || pttl < 28000 {
+				t.Fatalf("lock on the promoted %s: PTTL %d (%v), want renewed to over 28 s", replica.Addr, pttl, err)
 			}
 			released := time.Now()
 			if err := holder.Unlock(held); err != nil {

@@ -14,7 +14,10 @@ import (
 // keys are now, the hold's context is not ended, Unlock releases it there,
 // and the waiter, whose subscription was on the old node (a sharded one the
 // old node ends as the slot leaves it), is woken by the release message
-// rather than at its fallback timer (the lease, 10 s).
+// rather than at its fallback timer (the lease, 30 s). A waiting Mutex also calls
+// again every third of its waiter timeout (5 s by default): two minutes
+// keeps that call from taking the lock soon after the release, which would
+// hide a lost wake.
 func TestSlotMovedWhileHeld(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ sharded, guard bool }{{true, false}, {false, false}, {true, true}} {
@@ -33,7 +36,7 @@ func TestSlotMovedWhileHeld(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cl := redistest.Cluster(t, 3, copts...)
-			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithFailoverGuard(false, 0), WithWatchdog(10*time.Second, 500*time.Millisecond)}
+			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithFailoverGuard(false, 0), WithWatchdog(30*time.Second, 500*time.Millisecond), WithWaiterTimeout(2 * time.Minute)}
 			if guard {
 				opts[2] = WithFailoverGuard(true, 500*time.Millisecond)
 			}
@@ -71,8 +74,8 @@ func TestSlotMovedWhileHeld(t *testing.T) {
 				t.Fatalf("the hold's context ended while the lock was held: %v (%v)", err, context.Cause(held))
 			}
 			pttl, err := mig.To.Do(t, "PTTL", holder.Key()).AsInt64()
-			if err != nil || pttl < 8000 {
-				t.Fatalf("lock on %s: PTTL %d (%v), want renewed to over 8 s", mig.To.Addr, pttl, err)
+			if err != nil || pttl < 28000 {
+				t.Fatalf("lock on %s: PTTL %d (%v), want renewed to over 28 s", mig.To.Addr, pttl, err)
 			}
 			released := time.Now()
 			if err := holder.Unlock(held); err != nil {
