@@ -11,6 +11,12 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
+// longWaiter keeps a waiting lock from calling again every third of its
+// waiter timeout (5 s by default, a call every 1.7 s), which would take the
+// lock soon after the promotion whether the failover woke the waiter or
+// not: it calls again at the lease it read, 30 s.
+var longWaiter = scriptlock.WithWaiterTimeout(2 * time.Minute)
+
 // TestSentinelFailoverLostGrantWaiter: a lock (Mutex, FairMutex, RWMutex) held under the watchdog and
 // waited on, whose grant no replica received, when the primary dies. The
 // promoted replica serves without the lock: the holder's context ends at
@@ -30,7 +36,7 @@ func TestSentinelFailoverLostGrantWaiter(t *testing.T) {
 				// The holder's grant must reach no replica: its Client has no
 				// guard, which would refuse it.
 				hc := sentinelLocks(t, s, prefix, guardOpt(false), wd)
-				wc := sentinelLocks(t, s, prefix, guardOpt(guard), wd)
+				wc := sentinelLocks(t, s, prefix, guardOpt(guard), wd, longWaiter)
 				h, w := mustLock(t, kind.make, hc, "m"), mustLock(t, kind.make, wc, "m")
 				key := h.(interface{ Key() string }).Key()
 				ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)

@@ -24,7 +24,7 @@ func TestSentinelFailoverLostGuardedHold(t *testing.T) {
 	const lease = 30 * time.Second
 	wd := scriptlock.WithWatchdog(lease, time.Second)
 	hc := sentinelLocks(t, s, prefix, guardOpt(true), wd)
-	wc := sentinelLocks(t, s, prefix, guardOpt(true), wd)
+	wc := sentinelLocks(t, s, prefix, guardOpt(true), wd, longWaiter)
 	h, w := mustLock(t, lockKinds[0].make, hc, "m"), mustLock(t, lockKinds[0].make, wc, "m")
 	key := h.(interface{ Key() string }).Key()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
