@@ -54,6 +54,9 @@ type listing struct {
 type unreadNode struct {
 	Node  string `json:"node"`
 	Error string `json:"error"`
+	// partly: pages of it were read before it failed, and their locks
+	// listed.
+	partly bool
 }
 
 // scanCursor is a position in a cluster-wide scan: the index of a primary in
@@ -351,6 +354,16 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	// are kept: a key that is no lock, met again, is read again, while
 	// keeping every key scanned would hold up to --max-scans pages of them.
 	listed := map[string]bool{}
+	// unread names the primary at cur unread; after pages of it were read
+	// (by this run, or the one that printed a cursor within it) the locks
+	// on those are listed, which the message says.
+	unread := func(why string) {
+		if cur.cursor != 0 {
+			why += "; its locks on the SCAN pages read before are listed"
+		}
+		l.Unread = append(l.Unread, unreadNode{Node: nodes[cur.node].addr, Error: why, partly: cur.cursor != 0})
+		cur = scanCursor{node: cur.node + 1, primaries: fp}
+	}
 	for cur.node < len(nodes) {
 		if scans >= e.maxScans || len(l.Locks) >= e.limit {
 			l.Cursor = cur.String()
@@ -369,8 +382,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		if _, refused := rueidis.IsRedisErr(err); err != nil && !refused && len(nodes) > 1 && ctx.Err() == nil {
 			// The primary went away during the listing: the others are
 			// still listed.
-			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: fmt.Sprintf("SCAN: %v", err)})
-			cur = scanCursor{node: cur.node + 1, primaries: fp}
+			unread(fmt.Sprintf("SCAN: %v", err))
 			continue
 		}
 		if err != nil {
@@ -389,8 +401,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		if na := (noAnswer{}); errors.As(err, &na) && len(nodes) > 1 && ctx.Err() == nil {
 			// The primary went away between its SCAN and the reads of
 			// the keys it gave: as if its SCAN had failed.
-			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: err.Error()})
-			cur = scanCursor{node: cur.node + 1, primaries: fp}
+			unread(err.Error())
 			continue
 		}
 		if err != nil {
@@ -421,16 +432,20 @@ func (l *listing) partial() error {
 		return nil
 	}
 	var b strings.Builder
+	missing := "the locks it holds are not listed"
 	for i, u := range l.Unread {
 		if i > 0 {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "%s (%s)", u.Node, u.Error)
+		if u.partly {
+			missing = "not all the locks it holds are listed"
+		}
 	}
 	if !l.read {
 		return fmt.Errorf("could not read any primary: %s", b.String())
 	}
-	return failf(exitPartial, "partial listing: could not read primary %s; the locks it holds are not listed", b.String())
+	return failf(exitPartial, "partial listing: could not read primary %s; %s", b.String(), missing)
 }
 
 // noAnswer is a round trip the server did not answer (down, unreachable, or
