@@ -157,7 +157,13 @@ func primaries(ctx context.Context, e *env) ([]primary, error) {
 			role, err = nil, nil
 		case err != nil && (refused || (len(nodes) > 1 && ctx.Err() == nil)):
 			if slotOwners == nil {
-				if slotOwners, err = clusterPrimaries(ctx, e, nodes, addrs); err != nil {
+				// Not asked again when it did not answer: a hung node
+				// would cost another --timeout.
+				skip := a
+				if refused {
+					skip = ""
+				}
+				if slotOwners, err = clusterPrimaries(ctx, e, nodes, addrs, skip); err != nil {
 					return nil, err
 				}
 			}
@@ -192,12 +198,15 @@ func primaries(ctx context.Context, e *env) ([]primary, error) {
 
 // clusterPrimaries are the addresses of the nodes that serve slots, as
 // CLUSTER SLOTS names them (the client's own node addresses come from it):
-// every Cluster user may ask it. It asks each node in turn until one
+// every Cluster user may ask it. It asks each node but skip in turn until one
 // answers: a node may be down.
-func clusterPrimaries(ctx context.Context, e *env, nodes map[string]rueidis.Client, addrs []string) (map[string]bool, error) {
+func clusterPrimaries(ctx context.Context, e *env, nodes map[string]rueidis.Client, addrs []string, skip string) (map[string]bool, error) {
 	var ranges []rueidis.RedisMessage
-	var err error
+	err := errors.New("no other node to ask")
 	for _, a := range addrs {
+		if a == skip {
+			continue
+		}
 		n := nodes[a]
 		bctx, cancel := e.bounded(ctx)
 		ranges, err = n.Do(bctx, n.B().ClusterSlots().Build()).ToArray()
