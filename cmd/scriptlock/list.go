@@ -149,6 +149,7 @@ func primaries(ctx context.Context, e *env) ([]primary, error) {
 		role, err := n.Do(bctx, n.B().Role().Build()).ToArray()
 		cancel()
 		_, refused := rueidis.IsRedisErr(err)
+		refused = refused && !unavailable(err)
 		var down error
 		switch {
 		case refused && len(nodes) == 1:
@@ -388,9 +389,9 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		page, err := n.c.Do(bctx, n.c.B().Scan().Cursor(cur.cursor).Match(match).Count(scanCount).Build()).AsScanEntry()
 		cancel()
 		scans++
-		if _, refused := rueidis.IsRedisErr(err); err != nil && !refused && len(nodes) > 1 && ctx.Err() == nil {
-			// The primary went away during the listing: the others are
-			// still listed.
+		if _, refused := rueidis.IsRedisErr(err); err != nil && (!refused || unavailable(err)) && len(nodes) > 1 && ctx.Err() == nil {
+			// The primary went away during the listing, or serves no
+			// command for now: the others are still listed.
 			unread(fmt.Sprintf("SCAN: %v", err))
 			continue
 		}
@@ -457,20 +458,35 @@ func (l *listing) partial() error {
 	return failf(exitPartial, "partial listing: could not read primary %s; %s", b.String(), missing)
 }
 
-// noAnswer is a round trip the server did not answer (down, unreachable, or
-// not within --timeout), told apart from its reply, a refusal included, and
+// noAnswer is a round trip the server did not answer (down, unreachable, not
+// within --timeout) or refused as it refuses every command for now
+// (unavailable), told apart from its other replies, a refusal included, and
 // from a reply list cannot read: list goes on without that primary.
 type noAnswer struct{ error }
 
 func (e noAnswer) Unwrap() error { return e.error }
 
 // unanswered returns err, marked noAnswer when cause, the round trip's own
-// error, is no reply from the server.
+// error, is no reply from the server, or one that it answers every command
+// for now (unavailable).
 func unanswered(cause, err error) error {
-	if re := (*rueidis.RedisError)(nil); errors.As(cause, &re) {
+	if re := (*rueidis.RedisError)(nil); errors.As(cause, &re) && !unavailable(cause) {
 		return err
 	}
 	return noAnswer{err}
+}
+
+// unavailable reports a server's reply that it serves no command for now,
+// whatever the command and the user: BUSY (running a script or function past
+// busy-reply-threshold) and LOADING (reading its dataset at startup). Such a
+// primary is as unread as one that does not answer at all.
+func unavailable(err error) bool {
+	re := (*rueidis.RedisError)(nil)
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Error()
+	return strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "LOADING ")
 }
 
 // isAuxiliary reports keys that belong to a lock but are not one (its
