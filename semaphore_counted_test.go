@@ -63,6 +63,26 @@ func TestPermitShortLeaseAfterCountedWake(t *testing.T) {
 
 type heldAttemptKey struct{}
 
+// givingUp holds an attempt until its caller has given up: cancel has
+// returned. A cancelled context closes its Done before it cancels the
+// contexts derived from it, the attempt's own among them, so an attempt let
+// go at Done alone may still run uncancelled and take what it was after.
+type givingUp struct {
+	once   sync.Once
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newGivingUp(cancel context.CancelFunc) *givingUp {
+	return &givingUp{cancel: cancel, done: make(chan struct{})}
+}
+
+// giveUp cancels the caller's context (once), then lets held attempts go.
+func (g *givingUp) giveUp() { g.once.Do(func() { g.cancel(); close(g.done) }) }
+
+// hold blocks the attempt until giveUp has cancelled its context.
+func (g *givingUp) hold() { <-g.done }
+
 // A PermitSemaphore's AddPermits announces the permits it added, not the
 // count: two AddPermits(1) in a row announce 1 each. A waiter woken by the
 // first is counted again by the second while its attempt is on its way, and
@@ -82,7 +102,8 @@ func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
 		t.Fatal(err)
 	}
 	xctx, cancelX := context.WithCancel(context.WithValue(ctx, heldAttemptKey{}, true))
-	defer cancelX()
+	x := newGivingUp(cancelX)
+	defer x.giveUp()
 	var armed atomic.Bool
 	entered := make(chan struct{}, 1)
 	c.testHookAttempt = func(ctx context.Context, after bool) {
@@ -90,7 +111,7 @@ func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
 			return
 		}
 		entered <- struct{}{}
-		<-ctx.Done() // the attempt is on its way when its caller gives up
+		x.hold() // the attempt is on its way when its caller gives up
 	}
 	t.Cleanup(func() { c.testHookAttempt = nil })
 	got := make(chan time.Time, 2)
@@ -141,7 +162,7 @@ func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	at := time.Now()
-	cancelX()
+	x.giveUp()
 	if err := <-xdone; err == nil {
 		t.Fatal("the waiter that gave up acquired")
 	}
@@ -324,6 +345,10 @@ func TestSemaphoreWokenWaiterGivingUpPassesWake(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	s := mustSem(t, c, "give-up")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	xctx, cancelX := context.WithCancel(context.WithValue(ctx, heldAttemptKey{}, true))
+	x := newGivingUp(cancelX)
+	defer x.giveUp()
 	var armed atomic.Bool
 	entered := make(chan struct{}, 1)
 	c.testHookAttempt = func(ctx context.Context, after bool) {
@@ -331,14 +356,11 @@ func TestSemaphoreWokenWaiterGivingUpPassesWake(t *testing.T) {
 			return
 		}
 		entered <- struct{}{}
-		<-ctx.Done()
+		x.hold()
 	}
 	t.Cleanup(func() { c.testHookAttempt = nil })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() }) // before the hook goes
-	xctx, cancelX := context.WithCancel(context.WithValue(ctx, heldAttemptKey{}, true))
-	defer cancelX()
 	base := acquireCalls(t, node)
 	wg.Add(1)
 	go func() {
@@ -359,7 +381,7 @@ func TestSemaphoreWokenWaiterGivingUpPassesWake(t *testing.T) {
 	case <-time.After(countedBound):
 		t.Fatal("the first waiter was not woken")
 	}
-	cancelX()
+	x.giveUp()
 	expectAcquired(t, got, 1, "the woken waiter gave up")
 }
 
