@@ -571,7 +571,8 @@ func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease tim
 // AvailablePermits returns the number of free permits, permits whose lease
 // has ended included, after returning those to the pool (up to 1000 a call;
 // any beyond are counted as free as State counts them, and later calls
-// return them).
+// return them). More than 2^53 - 1 (a count another client grew) reads as
+// 2^53 - 1.
 func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("available permits", err)
@@ -612,7 +613,8 @@ func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 // PermitState is a snapshot of a PermitSemaphore, read in one round trip.
 type PermitState struct {
 	// Available is the number of permits free now, counting permits whose
-	// lease has ended (the next call returns them to the pool).
+	// lease has ended (the next call returns them to the pool); more than
+	// 2^53 - 1 (a count another client grew) reads as 2^53 - 1.
 	Available int64
 	// Held is the number of permits held under a lease that has not ended
 	// (one whose end is below 0, which no client reclaims, included).

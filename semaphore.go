@@ -629,7 +629,8 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 }
 
 // AvailablePermits returns the number of permits available now (0 when the
-// semaphore was never set).
+// semaphore was never set). A count past 2^53 - 1, which Go never sets but
+// another client may have grown, reads as 2^53 - 1.
 func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("available permits", err)

@@ -15,7 +15,9 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- clock; up to 1000 a call) and announcing them if any. Ended leases beyond
 -- those 1000 are counted as free too, as PermitState counts them: the next
 -- calls return them. Made again after its reply was lost, it finds them
--- returned already and answers the count.
+-- returned already and answers the count. Permits free past 2^53 - 1
+-- (another client's count) read as 2^53 - 1: the reply goes through a Lua
+-- number, and one that rounds to 2^63 came back as -2^63.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -73,7 +75,7 @@ if #expired > 0 then
     redis.call(ARGV[1], KEYS[3], javaCount(value))
   end
   -- Leases that ended beyond this call's 1000 are free as well.
-  return value + redis.call('zcount', KEYS[2], '0', now)
+  return math.min(value + redis.call('zcount', KEYS[2], '0', now), 9007199254740991)
 end
 local value = tonumber(count or '0')
 if ARGV[2] == '1' and value > 0 then
@@ -81,11 +83,11 @@ if ARGV[2] == '1' and value > 0 then
   -- nothing is left to reclaim, and the waiters have not heard.
   redis.call(ARGV[1], KEYS[3], javaCount(value))
 end
-return value
+return math.min(value, 9007199254740991)
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "ce2e4eaa5c5bcc624e5f2415d19d524b0325510e"
+const permitAvailableSHA1 = "c57b5108e120efe3db82abc69187c4f0659c673a"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
@@ -94,7 +96,9 @@ var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 // clock; up to 1000 a call) and announcing them if any. Ended leases beyond
 // those 1000 are counted as free too, as PermitState counts them: the next
 // calls return them. Made again after its reply was lost, it finds them
-// returned already and answers the count.
+// returned already and answers the count. Permits free past 2^53 - 1
+// (another client's count) read as 2^53 - 1: the reply goes through a Lua
+// number, and one that rounds to 2^63 came back as -2^63.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 // javaCount is a count as a message carries it: a Redisson waiter reads

@@ -13,7 +13,9 @@ import (
 const permitStateSource = `-- PermitState reads an expirable semaphore without changing it: the permits
 -- free now (the counter plus the held permits whose lease has ended, which
 -- the next call returns to the pool) and the permits held under a lease that
--- has not ended, by the server clock.
+-- has not ended, by the server clock. Permits free past 2^53 - 1 (another
+-- client's count) read as 2^53 - 1: the reply goes through a Lua number, and
+-- one that rounds to 2^63 came back as -2^63.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -31,11 +33,11 @@ local expired = redis.call('zcount', KEYS[2], '0', now)
 -- A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms wraps there)
 -- is reclaimed by nobody (every client reclaims 0 to now): held for good.
 local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf') + redis.call('zcount', KEYS[2], '-inf', '(0')
-return {tonumber(value or '0') + expired, held}
+return {math.min(tonumber(value or '0') + expired, 9007199254740991), held}
 `
 
 // permitStateSHA1 is the SHA-1 of permitStateSource, the name SCRIPT LOAD gives it.
-const permitStateSHA1 = "49dbb03579b0fcd84952a63efc6205a3cdab8870"
+const permitStateSHA1 = "ac62005955bb49f4b81e35c8e8bb3416f533209c"
 
 var permitStateScript = rueidis.NewLuaScriptReadOnly(permitStateSource)
 
@@ -48,7 +50,9 @@ type PermitStateResult struct {
 // PermitState reads an expirable semaphore without changing it: the permits
 // free now (the counter plus the held permits whose lease has ended, which
 // the next call returns to the pool) and the permits held under a lease that
-// has not ended, by the server clock.
+// has not ended, by the server clock. Permits free past 2^53 - 1 (another
+// client's count) read as 2^53 - 1: the reply goes through a Lua number, and
+// one that rounds to 2^63 came back as -2^63.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 func PermitState(ctx context.Context, c rueidis.Client, semaphore string, timeouts string) (PermitStateResult, error) {

@@ -11,7 +11,9 @@ import (
 
 // semaphoreAvailableSource is scripts/semaphore_available.lua, verbatim.
 const semaphoreAvailableSource = `-- SemaphoreAvailable reads how many permits are available (0 when the
--- semaphore was never set).
+-- semaphore was never set). A count past 2^53 - 1 (another client's) reads
+-- as 2^53 - 1: the reply goes through a Lua number, and one that rounds to
+-- 2^63 came back as -2^63, a deficit.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -22,16 +24,18 @@ local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-return tonumber(value or '0')
+return math.min(tonumber(value or '0'), 9007199254740991)
 `
 
 // semaphoreAvailableSHA1 is the SHA-1 of semaphoreAvailableSource, the name SCRIPT LOAD gives it.
-const semaphoreAvailableSHA1 = "9aeb1e9ac37355aec85101271cd5630cfe27a737"
+const semaphoreAvailableSHA1 = "46e8dede8b18f1a6ff7a41ad7a73dbbd45426f56"
 
 var semaphoreAvailableScript = rueidis.NewLuaScriptReadOnly(semaphoreAvailableSource)
 
 // SemaphoreAvailable reads how many permits are available (0 when the
-// semaphore was never set).
+// semaphore was never set). A count past 2^53 - 1 (another client's) reads
+// as 2^53 - 1: the reply goes through a Lua number, and one that rounds to
+// 2^63 came back as -2^63, a deficit.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 func SemaphoreAvailable(ctx context.Context, c rueidis.Client, semaphore string) (int64, error) {

@@ -3,7 +3,9 @@
 -- clock; up to 1000 a call) and announcing them if any. Ended leases beyond
 -- those 1000 are counted as free too, as PermitState counts them: the next
 -- calls return them. Made again after its reply was lost, it finds them
--- returned already and answers the count.
+-- returned already and answers the count. Permits free past 2^53 - 1
+-- (another client's count) read as 2^53 - 1: the reply goes through a Lua
+-- number, and one that rounds to 2^63 came back as -2^63.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -61,7 +63,7 @@ if #expired > 0 then
     redis.call(ARGV[1], KEYS[3], javaCount(value))
   end
   -- Leases that ended beyond this call's 1000 are free as well.
-  return value + redis.call('zcount', KEYS[2], '0', now)
+  return math.min(value + redis.call('zcount', KEYS[2], '0', now), 9007199254740991)
 end
 local value = tonumber(count or '0')
 if ARGV[2] == '1' and value > 0 then
@@ -69,4 +71,4 @@ if ARGV[2] == '1' and value > 0 then
   -- nothing is left to reclaim, and the waiters have not heard.
   redis.call(ARGV[1], KEYS[3], javaCount(value))
 end
-return value
+return math.min(value, 9007199254740991)
