@@ -138,7 +138,8 @@ type Permit struct {
 	RemainingMS int64     `json:"remaining_ms"`
 	// NoExpiry: a permit Redisson acquired without a lease (acquire(),
 	// tryAcquire()), whose lease end is Redisson's noExpiryMS, beyond the
-	// times JSON holds (the year 9999). It is held until released.
+	// times JSON holds (the year 9999), or one whose lease end wrapped below
+	// 0 (RemainingMS below 0 then). It is held until released.
 	NoExpiry bool `json:"no_expiry,omitempty"`
 }
 
@@ -480,7 +481,10 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			r.StaleWriterCount = num(a) - r.WriterCount
 		case "permit":
 			p := Permit{ID: permitID(a), RemainingMS: num(b) - nowMS}
-			if num(b) >= noExpiryMS {
+			// A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms
+			// wraps there) is reclaimed by nobody, who all reclaim 0 to
+			// now: held until released, as the script counts it.
+			if num(b) >= noExpiryMS || num(b) < 0 {
 				p.NoExpiry = true
 			} else {
 				p.Expires = at(num(b))

@@ -311,7 +311,7 @@ func summary(r *Report) string {
 	if r.PermitCount > 0 {
 		var ps []string
 		for _, p := range r.Permits {
-			if p.RemainingMS > 0 { // an ended lease is held no more
+			if p.RemainingMS > 0 || p.NoExpiry { // an ended lease is held no more
 				ps = append(ps, shown(p.ID))
 			}
 		}
