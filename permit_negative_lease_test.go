@@ -77,3 +77,32 @@ func TestPermitStateCountsNegativeLease(t *testing.T) {
 		t.Fatalf("State = %+v; want 1 available and the permit whose lease end wrapped below 0 held", st)
 	}
 }
+
+// An Extend to a lease longer than every other held permit's publishes
+// nothing beside a permit whose lease end wrapped below 0: that permit's
+// lease is over for nobody, and read as one that ended, unreclaimed, it made
+// every Extend publish.
+func TestPermitExtendBesideNegativeLeaseQuiet(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 10*time.Second)
+	p := mustPermits(t, c, "wrapped-extend")
+	if ok, err := p.TrySetPermits(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	raw, _ := permitWire(randomID())
+	node.Do(t, "DECR", p.Key())
+	node.Do(t, "ZADD", redissonSuffix(p.Key(), "timeout"), "-9223372036854", string(raw))
+	id, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := listen(t, node, p.channel)
+	for range 2 {
+		if err := p.Extend(ctx, id, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs.quiet(t, 300*time.Millisecond)
+}
