@@ -12,7 +12,8 @@ import (
 // else of if v, the right of v or ...): reading it there is no test that
 // makes it safe, and an operation on it fails whenever that path runs, as
 // the server shows with the key missing. Given a value there first, or
-// tested again, it is taken.
+// tested again, or read in a function defined there (which runs when it is
+// called, maybe once the local holds a value), it is taken.
 func TestReplyFalseBranchAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
@@ -28,6 +29,10 @@ func TestReplyFalseBranchAgreesWithServer(t *testing.T) {
 		{"the right of v or", "local x = v or redis.call('SET', KEYS[1], v .. 'x')", "45", fails},
 		{"given a value there first", "if not v then v = 'z'; redis.call('SET', KEYS[1], v .. 'x') end", "", ""},
 		{"the right of v and", "local x = v and redis.call('SET', KEYS[1], v .. 'x')", "", ""},
+		// A function defined there runs when it is called, after v is given
+		// a value: the condition shows nothing of v then.
+		{"a function defined there, called once given a value", "if not v then local function g() return v .. 'x' end; v = 'z'; redis.call('SET', KEYS[1], g()) end", "", ""},
+		{"a function defined there, passing it", "if not v then local function g() redis.call('SET', KEYS[1], v) end; v = 'z'; g() end", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @key k2\n-- @return none\nredis.call('DEL', KEYS[1])\nlocal v = redis.call('GET', KEYS[2])\n" + tc.use + "\n"

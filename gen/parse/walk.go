@@ -1986,9 +1986,10 @@ func (w *walker) markFalse(names []string) {
 
 // knownFalse reports whether a condition shows the local false or nil in
 // a scope still being walked: a reply it holds is false there, whatever
-// the script read of it before.
+// the script read of it before. (Not in a function defined there: it runs
+// when called, maybe once the local holds another value.)
 func (w *walker) knownFalse(l *local) bool {
-	return l.falseIn != 0 && slices.Contains(w.scopeIDs, l.falseIn)
+	return l.falseIn != 0 && l.fn == w.depth && slices.Contains(w.scopeIDs, l.falseIn)
 }
 
 // guard records that the locals named hold neither nil nor false in the
