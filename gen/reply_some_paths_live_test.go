@@ -14,7 +14,8 @@ import (
 // reply it held before on the paths that skip it: either may be false
 // where it is used, and the server fails the script there. A local given
 // a value on every path, or tested, or used where the block gave it a
-// value, is taken without a warning.
+// value, is taken without a warning; compared with nil, it is no reply,
+// which never is: it may be nil on the other paths.
 func TestReplyOnSomePathsAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
@@ -37,6 +38,10 @@ func TestReplyOnSomePathsAgreesWithServer(t *testing.T) {
 		{"another value, used in the block", "local v = " + get + "\nif ARGV[1] == '1' then v = 'x'; redis.call('SET', KEYS[2], v .. 'x') end", "", ""},
 		{"another value where it is false", "local v = " + get + "\nif not v then v = 'x' end\nredis.call('SET', KEYS[2], v .. 'x')", "", ""},
 		{"tested", "local v = 'x'\nif ARGV[1] == '1' then v = " + get + " end\nif v then redis.call('SET', KEYS[2], v .. 'x') end", "", ""},
+		// Compared with nil: it may be nil on the other paths, so the
+		// comparison is no reply's, which would always be false.
+		{"given in an if, compared with nil", "local v = cjson.decode('{}').a\nif ARGV[1] == '2' then v = " + get + " end\nif v == nil then return end\nredis.call('SET', KEYS[2], tostring(v))", "", ""},
+		{"given nil in an if, compared with nil", "local v = " + get + "\nif ARGV[1] == '1' then v = nil end\nif v == nil then return end\nredis.call('SET', KEYS[2], tostring(v))", "", ""},
 		{"given in a function", "local v = 'x'\nlocal function f() v = " + get + " end\nredis.call('SET', KEYS[2], v .. 'x')", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -362,6 +362,11 @@ type nilSource struct {
 	// fails on nil (a condition, ==, and/or, an argument): the script may
 	// deal with nil there.
 	tested bool
+	// some is set when the local holds the reply on some paths only
+	// (given it in a nested block, or kept on the paths that skip one
+	// giving it another value): it may hold anything else on the others,
+	// so a comparison of it is no comparison of the reply.
+	some bool
 }
 
 type identKey struct {
@@ -450,6 +455,7 @@ func (w *walker) pop() {
 	for _, b := range w.nilBack[id] {
 		if !b.l.nilv.set {
 			b.l.nilv = b.ns
+			b.l.nilv.some = true
 		}
 	}
 	delete(w.nilBack, id)
@@ -765,7 +771,9 @@ func (w *walker) setNil(name string, ns nilSource) {
 	if i != len(w.scopes)-1 {
 		if l.fn != w.depth {
 			ns = nilSource{}
-		} else if !ns.set && l.nilv.set {
+		} else if ns.set {
+			ns.some = true
+		} else if l.nilv.set {
 			if w.nilBack == nil {
 				w.nilBack = map[int][]nilBack{}
 			}
@@ -3206,7 +3214,7 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 			return Operand{Type: OperandReply, Text: x.Value + " (the reply of " + strings.ToUpper(r.Command) + ")", Call: r.Call}
 		}
 		// (Given such a call of a local function, local v = f().)
-		if ns := l.nilv; ns.set && !ns.tonumber && l.reply.Kind == ReturnUnknown {
+		if ns := l.nilv; ns.set && !ns.tonumber && !ns.some && l.reply.Kind == ReturnUnknown {
 			return Operand{Type: OperandReply, Text: x.Value + " (the reply of " + strings.ToUpper(ns.command) + ")", Call: ns.call}
 		}
 	}
