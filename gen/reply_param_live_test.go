@@ -11,7 +11,8 @@ import (
 // function's parameter: a list there is a table, which Redis refuses as a
 // command argument; a reply that may be nil is false, on which a
 // concatenation fails and which Redis refuses as an argument, and which is
-// never nil (v == nil is always false). Tested first, in the function or
+// never nil (v == nil is always false; not for a local passed that holds
+// the reply on some paths only, and another value on others). Tested first, in the function or
 // before the call, it is taken without a warning, and the server runs it.
 func TestReplyParamAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
@@ -35,6 +36,10 @@ func TestReplyParamAgreesWithServer(t *testing.T) {
 		{"a nil reply held by a local", cat + "local r = " + get + "\nf(r)", concat, "attempt to concatenate local 'v' (a boolean value)"},
 		{"compared with nil", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")", never, ""},
 		{"compared with nil, a call passing nil too", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")\nf(nil)", "", ""},
+		// A local that holds the reply on some paths only may hold nil or
+		// a number on the others: the comparison is no reply's.
+		{"compared with nil, a local holding nil on some paths", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nlocal r = " + get + "\nif KEYS[1] ~= KEYS[2] then r = nil end\nf(r)", "", ""},
+		{"compared with a number, a local holding it on some paths", "local function f(v) if v == 5 then return end redis.call('DEL', KEYS[1]) end\nlocal r = " + get + "\nif KEYS[1] ~= KEYS[2] then r = 5 end\nf(r)", "", ""},
 		{"tested in the function", "local function f(v) if v then redis.call('SET', KEYS[1], v .. 'x') end end\nf(" + get + ")", "", ""},
 		{"tested before the call", cat + "local r = " + get + "\nif r then f(r) end", "", ""},
 		{"an integer reply", cat + "f(redis.call('INCR', KEYS[2]))", "", ""},
