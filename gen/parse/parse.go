@@ -791,7 +791,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	dead := unreachedFuncs(chunk)
 	reassigned := map[string]bool{}
 	assignedNamesIn(chunk, reassigned)
-	fnAssigned, otherAssigned := assignedFuncs(chunk)
+	fnAssigns := assignedFuncs(chunk)
 	var (
 		params map[*ast.FunctionExpr][]Value
 		all    map[string]Value
@@ -803,7 +803,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead, reassigned: reassigned, fnAssigned: fnAssigned, otherAssigned: otherAssigned}
+		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead, reassigned: reassigned, fnAssigns: fnAssigns}
 		w.block(chunk)
 		w.settleFuncs()
 		w.settleUpvals()

@@ -220,33 +220,141 @@ func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
 	}, func(ast.Expr) {})
 }
 
-// assignedFuncs are the functions list assigns each name (f = function ...
-// end, function f() ... end), and the names it assigns anything else.
-func assignedFuncs(list []ast.Stmt) (fns map[string][]*ast.FunctionExpr, other map[string]bool) {
-	fns, other = map[string][]*ast.FunctionExpr{}, map[string]bool{}
-	inspect(list, func(s ast.Stmt) {
-		switch x := s.(type) {
-		case *ast.AssignStmt:
-			for i, l := range x.Lhs {
-				id, ok := l.(*ast.IdentExpr)
-				if !ok {
-					continue
-				}
-				if i < len(x.Rhs) {
-					if fn, ok := x.Rhs[i].(*ast.FunctionExpr); ok {
-						fns[id.Value] = append(fns[id.Value], fn)
+// funcAssigns are what a script assigns a local function's variable after
+// its declaration: the functions (f = function ... end, function f() ...
+// end), and whether anything else.
+type funcAssigns struct {
+	fns   []*ast.FunctionExpr
+	other bool
+}
+
+// assignedFuncs are, for each local declared with a function (local
+// function f, local f = function ... end), by that function, what list
+// assigns that variable. An assignment is to the local of that name in
+// scope where it is written: another of the same name (a parameter, a
+// local of a function) is another variable.
+func assignedFuncs(list []ast.Stmt) map[*ast.FunctionExpr]*funcAssigns {
+	out := map[*ast.FunctionExpr]*funcAssigns{}
+	// Each scope maps a local's name to the function it was declared
+	// with, nil for a local declared with anything else.
+	var scopes []map[string]*ast.FunctionExpr
+	declare := func(name string, fn *ast.FunctionExpr) { scopes[len(scopes)-1][name] = fn }
+	record := func(name string, rhs ast.Expr) {
+		for i := len(scopes) - 1; i >= 0; i-- {
+			decl, ok := scopes[i][name]
+			if !ok {
+				continue
+			}
+			if decl == nil {
+				return
+			}
+			a := out[decl]
+			if a == nil {
+				a = &funcAssigns{}
+				out[decl] = a
+			}
+			if fn, ok := rhs.(*ast.FunctionExpr); ok {
+				a.fns = append(a.fns, fn)
+			} else {
+				a.other = true
+			}
+			return
+		}
+	}
+	var block func(list []ast.Stmt, names []string, after func())
+	fnBody := func(fn *ast.FunctionExpr, self bool) {
+		var names []string
+		if self {
+			names = append(names, "self")
+		}
+		if fn.ParList != nil {
+			names = append(names, fn.ParList.Names...)
+		}
+		block(fn.Stmts, names, nil)
+	}
+	// exprs walks the bodies of the functions written in list.
+	exprs := func(list ...ast.Expr) {
+		inspectShallow([]ast.Stmt{&ast.ReturnStmt{Exprs: list}}, func(ast.Stmt) {}, func(e ast.Expr) {
+			if fn, ok := e.(*ast.FunctionExpr); ok {
+				fnBody(fn, false)
+			}
+		})
+	}
+	block = func(list []ast.Stmt, names []string, after func()) {
+		scopes = append(scopes, map[string]*ast.FunctionExpr{})
+		for _, n := range names {
+			declare(n, nil)
+		}
+		for _, s := range list {
+			switch x := s.(type) {
+			case *ast.LocalAssignStmt:
+				if len(x.Names) == 1 && len(x.Exprs) == 1 {
+					if fn, ok := x.Exprs[0].(*ast.FunctionExpr); ok {
+						// local function f: f is in scope in its body (as
+						// the walker takes local f = function too).
+						declare(x.Names[0], fn)
+						fnBody(fn, false)
 						continue
 					}
 				}
-				other[id.Value] = true
-			}
-		case *ast.FuncDefStmt:
-			if id, ok := x.Name.Func.(*ast.IdentExpr); ok && x.Name.Receiver == nil {
-				fns[id.Value] = append(fns[id.Value], x.Func)
+				exprs(x.Exprs...)
+				for i, n := range x.Names {
+					var fn *ast.FunctionExpr
+					if i < len(x.Exprs) {
+						fn, _ = x.Exprs[i].(*ast.FunctionExpr)
+					}
+					declare(n, fn)
+				}
+			case *ast.AssignStmt:
+				exprs(x.Lhs...)
+				exprs(x.Rhs...)
+				for i, l := range x.Lhs {
+					if id, ok := l.(*ast.IdentExpr); ok {
+						var rhs ast.Expr
+						if i < len(x.Rhs) {
+							rhs = x.Rhs[i]
+						}
+						record(id.Value, rhs)
+					}
+				}
+			case *ast.FuncDefStmt:
+				if id, ok := x.Name.Func.(*ast.IdentExpr); ok && x.Name.Receiver == nil {
+					record(id.Value, x.Func)
+				} else {
+					exprs(x.Name.Func, x.Name.Receiver)
+				}
+				fnBody(x.Func, x.Name.Method != "")
+			case *ast.FuncCallStmt:
+				exprs(x.Expr)
+			case *ast.DoBlockStmt:
+				block(x.Stmts, nil, nil)
+			case *ast.WhileStmt:
+				exprs(x.Condition)
+				block(x.Stmts, nil, nil)
+			case *ast.RepeatStmt:
+				// until sees the body's locals.
+				block(x.Stmts, nil, func() { exprs(x.Condition) })
+			case *ast.IfStmt:
+				exprs(x.Condition)
+				block(x.Then, nil, nil)
+				block(x.Else, nil, nil)
+			case *ast.NumberForStmt:
+				exprs(x.Init, x.Limit, x.Step)
+				block(x.Stmts, []string{x.Name}, nil)
+			case *ast.GenericForStmt:
+				exprs(x.Exprs...)
+				block(x.Stmts, x.Names, nil)
+			case *ast.ReturnStmt:
+				exprs(x.Exprs...)
 			}
 		}
-	}, func(ast.Expr) {})
-	return fns, other
+		if after != nil {
+			after()
+		}
+		scopes = scopes[:len(scopes)-1]
+	}
+	block(list, nil, nil)
+	return out
 }
 
 // protectedFuncs are the functions written as an argument of pcall or

@@ -126,11 +126,9 @@ type walker struct {
 	// reassigned are the names the script assigns anywhere (see
 	// fixedFunc).
 	reassigned map[string]bool
-	// fnAssigned are the functions the script assigns each name (f =
-	// function ... end, function f() ... end), and otherAssigned the names
-	// it assigns anything else (see assignedFuncs).
-	fnAssigned    map[string][]*ast.FunctionExpr
-	otherAssigned map[string]bool
+	// fnAssigns are what the script assigns each local function's
+	// variable, by the function it is declared with (see assignedFuncs).
+	fnAssigns map[*ast.FunctionExpr]*funcAssigns
 	// opParams are the operands of arithmetic or a concatenation that are
 	// a parameter of the function being walked (see settleElemOps), and
 	// opUpvals those that are a local of an enclosing function (see
@@ -3609,13 +3607,12 @@ func (w *walker) value(e ast.Expr) Value {
 			// the script also assigns (f = function ... end), what any of
 			// the functions assigned it returns: a call may run either.
 			// (Unknown when it is assigned anything else.)
-			name := x.Func.(*ast.IdentExpr).Value
 			fns := []*ast.FunctionExpr{l.fnExpr}
-			if w.reassigned[name] {
-				if w.otherAssigned[name] {
+			if a := w.fnAssigns[l.fnExpr]; a != nil {
+				if a.other {
 					return Value{Source: SourceUnknown}
 				}
-				fns = append(fns, w.fnAssigned[name]...)
+				fns = append(fns, a.fns...)
 			}
 			v := Value{Source: sourcePending}
 			for _, fn := range fns {
