@@ -37,3 +37,22 @@ func TestBadParamAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestBadParamTestedAgreesWithServer: a parameter that a call passes true,
+// a comparison or a table, which the function tests first (v == true,
+// type(v)), may be passed to redis.call only where the test shows it a
+// string: it is taken, as the server runs it.
+func TestBadParamTestedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	for _, tc := range []struct{ name, fn, pass string }{
+		{"compared with true", "local function f(v) if v == true then redis.call('SET', KEYS[1], '1') else redis.call('SET', KEYS[1], v) end end", "true"},
+		{"its type a table", "local function f(v) if type(v) == 'table' then redis.call('SET', KEYS[1], table.concat(v, ',')) return end redis.call('SET', KEYS[1], v) end", "{ARGV[1]}"},
+		{"its type a boolean", "local function f(v) if type(v) == 'boolean' then redis.call('SET', KEYS[1], tostring(v)) else redis.call('SET', KEYS[1], v) end end", "ARGV[1] == '1'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @arg a string\n-- @return none\nredis.call('ECHO', ARGV[1])\n" + tc.fn + "\nf('x')\nf(" + tc.pass + ")\n"
+			checkAndRun(t, rc, src, "", "", []string{"{t}k"}, "1")
+		})
+	}
+}

@@ -224,6 +224,10 @@ type upval struct {
 	// tonumber is set when the argument is tonumber of the parameter l
 	// (see settleElemParams).
 	tonumber bool
+	// tested is set when the function read the parameter in a condition
+	// or a comparison before (v == true, type(v) == 'table'): it may pass
+	// it only where that shows it a string.
+	tested bool
 }
 
 // local is a local variable in scope.
@@ -4055,7 +4059,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				pars = append(pars, upval{arg: i, l: l, name: id.Value})
 			}
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.guarded(l) && !w.dry {
-				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value})
+				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: l.tested})
 			}
 			// A local given tonumber of a parameter (local n =
 			// tonumber(x)), neither it nor the parameter tested here.
@@ -4988,7 +4992,8 @@ func (w *walker) settleElemParams() {
 			a.NilParam = u.name
 		}
 		// Or true, a comparison, a table (f(a == b), f({})): refused too.
-		if bad := w.badArgs[u.l.paramOf][u.l.param-1]; bad != "" && a.NotString == "" && a.MayNotString == "" {
+		// (Not one the function tested first: if type(v) == 'table'.)
+		if bad := w.badArgs[u.l.paramOf][u.l.param-1]; bad != "" && !u.tested && a.NotString == "" && a.MayNotString == "" {
 			a.MayNotString = u.name + ", a parameter that a call of its function passes " + bad
 		}
 		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
