@@ -4222,9 +4222,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				switch {
 				case isNot(l.reply):
 					arg.NotString = x.Value + ", which holds " + notStringKind(l.reply)
-				case (l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither) && slices.ContainsFunc(l.reply.Alts, isNot) && !w.guarded(l):
+				case (l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither) && slices.ContainsFunc(l.reply.Alts, isNot) && !w.guarded(l) && !l.tested:
 					// (Not one an if gives a value on every path: its
-					// alternatives keep the value it held before.)
+					// alternatives keep the value it held before. Nor one
+					// the script tested, type(b) == 'boolean', b == true:
+					// it may pass it only where it holds a string.)
 					i := slices.IndexFunc(l.reply.Alts, isNot)
 					arg.MayNotString = x.Value + ", a local that holds " + notStringKind(l.reply.Alts[i]) + ", on some paths"
 				}
