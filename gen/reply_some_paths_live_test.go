@@ -35,6 +35,11 @@ func TestReplyOnSomePathsAgreesWithServer(t *testing.T) {
 		{"given in a loop", "local v = 'x'\nfor i = 1, 2 do v = " + get + " end\nredis.call('SET', KEYS[2], v .. 'x')", concat, concatFails},
 		{"kept on the paths that skip an if", "local v = " + get + "\nif ARGV[1] == '2' then v = 'x' end\nredis.call('SET', KEYS[2], v .. 'x')", concat, concatFails},
 		{"another value on every path", "local v = " + get + "\nif ARGV[1] == '1' then v = 'x' else v = 'y' end\nredis.call('SET', KEYS[2], v .. 'x')", "", ""},
+		// Blocks that always run give it the value on every path.
+		{"another value in a do block", "local v = " + get + "\ndo v = 'x' end\nredis.call('SET', KEYS[2], v .. 'x')", "", ""},
+		{"another value in a repeat", "local v = " + get + "\nrepeat v = 'x' until true\nredis.call('SET', KEYS[2], v .. 'x')", "", ""},
+		{"another value in a while true left by a break", "local v = " + get + "\nwhile true do v = 'x'; break end\nredis.call('SET', KEYS[2], v .. 'x')", "", ""},
+		{"another value in a repeat a break may leave first", "local v = " + get + "\nrepeat if ARGV[1] == '1' then break end; v = 'x' until true\nredis.call('SET', KEYS[2], v .. 'x')", concat, concatFails},
 		{"another value, used in the block", "local v = " + get + "\nif ARGV[1] == '1' then v = 'x'; redis.call('SET', KEYS[2], v .. 'x') end", "", ""},
 		{"another value where it is false", "local v = " + get + "\nif not v then v = 'x' end\nredis.call('SET', KEYS[2], v .. 'x')", "", ""},
 		{"tested", "local v = 'x'\nif ARGV[1] == '1' then v = " + get + " end\nif v then redis.call('SET', KEYS[2], v .. 'x') end", "", ""},

@@ -465,6 +465,22 @@ func (w *walker) pop() {
 	w.scopeIDs = w.scopeIDs[:len(w.scopeIDs)-1]
 }
 
+// popSure is pop for a block that runs whenever the one around it does (do
+// ... end, the body of a repeat no break leaves): a value it gave a local
+// of an enclosing block holds after it on every path, so the reply the
+// local held before is restored, if at all, where the enclosing block ends
+// (see setNil).
+func (w *walker) popSure() {
+	if n := len(w.scopeIDs); n > 1 {
+		id, parent := w.scopeIDs[n-1], w.scopeIDs[n-2]
+		if back := w.nilBack[id]; len(back) > 0 {
+			w.nilBack[parent] = append(w.nilBack[parent], back...)
+			delete(w.nilBack, id)
+		}
+	}
+	w.pop()
+}
+
 // nilBack is the reply a local held before a nested block gave it another
 // value.
 type nilBack struct {
@@ -762,7 +778,8 @@ func (w *walker) numberText(e ast.Expr, op string, pos Pos, in int) {
 // after the block too, on the paths through it: it is followed as that
 // reply. One given another value there holds none in the rest of the
 // block, and after it the reply it held before, on the paths that skip the
-// block (local v = redis.call('GET', k), then if c then v = 'x' end). One
+// block (local v = redis.call('GET', k), then if c then v = 'x' end; not
+// for a block that always runs: see popSure). One
 // assigned in a function (which may not run) is no longer followed.
 func (w *walker) setNil(name string, ns nilSource) {
 	l, i := w.lookup(name)
@@ -1179,7 +1196,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 		}
 	case *ast.DoBlockStmt:
-		w.block(s.Stmts)
+		w.push()
+		w.stmts(s.Stmts)
+		w.popSure()
 	case *ast.WhileStmt:
 		w.loop(func() {
 			w.cond(s.Condition)
@@ -1195,7 +1214,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		// while true do ... end is left only by a break: a local that
 		// holds a value at each of them holds it after the loop.
 		if _, ok := s.Condition.(*ast.TrueExpr); ok {
-			w.guard(w.givenAtBreaks(s.Stmts))
+			given := w.givenAtBreaks(s.Stmts)
+			w.guard(given)
+			for _, n := range given {
+				if l, _ := w.lookup(n); l != nil {
+					l.nilv = nilSource{} // (no reply it held before the loop)
+				}
+			}
 		}
 	case *ast.RepeatStmt:
 		var ends []string
@@ -1208,7 +1233,11 @@ func (w *walker) stmt(s ast.Stmt) {
 			ends = slices.DeleteFunc(w.nilGuards(s.Condition, false), func(n string) bool {
 				return w.scopes[len(w.scopes)-1][n] != nil
 			})
-			w.pop()
+			if breaks(s.Stmts) {
+				w.pop()
+			} else {
+				w.popSure() // (the body runs once at least)
+			}
 		})
 		// Left only when the condition holds (no break): repeat ...
 		// until v leaves v neither nil nor false.
