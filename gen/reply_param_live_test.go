@@ -40,6 +40,9 @@ func TestReplyParamAgreesWithServer(t *testing.T) {
 		// a number on the others: the comparison is no reply's.
 		{"compared with nil, a local holding nil on some paths", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nlocal r = " + get + "\nif KEYS[1] ~= KEYS[2] then r = nil end\nf(r)", "", ""},
 		{"compared with a number, a local holding it on some paths", "local function f(v) if v == 5 then return end redis.call('DEL', KEYS[1]) end\nlocal r = " + get + "\nif KEYS[1] ~= KEYS[2] then r = 5 end\nf(r)", "", ""},
+		// A function that tests the parameter's type deals with a list
+		// where the test shows one: the other calls pass strings.
+		{"a list, its type tested", "local function f(v) if type(v) == 'table' then redis.call('SET', KEYS[1], table.concat(v, ',')) return end redis.call('SET', KEYS[1], v) end\nf(redis.call('LRANGE', KEYS[2], 0, -1))\nf('x')", "", ""},
 		{"tested in the function", "local function f(v) if v then redis.call('SET', KEYS[1], v .. 'x') end end\nf(" + get + ")", "", ""},
 		{"tested before the call", cat + "local r = " + get + "\nif r then f(r) end", "", ""},
 		{"an integer reply", cat + "f(redis.call('INCR', KEYS[2]))", "", ""},

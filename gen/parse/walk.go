@@ -270,6 +270,11 @@ type local struct {
 	// paramTested is set on a parameter once an operation on it is
 	// recorded (see settleParamOps): later ones are not reported again.
 	paramTested bool
+	// typed is set once the script tests the local's type (type(v) ==
+	// 'table'): it may deal with whatever a call passes it there, so
+	// operations on a parameter are no longer taken as on the replies the
+	// calls pass it.
+	typed bool
 	// falseIn is the ID of the scope in which a condition shows the local
 	// false or nil (the body of if not v, the right of v or ...), 0 for
 	// none: see knownFalse.
@@ -2754,6 +2759,11 @@ func (w *walker) expr(e ast.Expr) {
 		var typeOf Operand
 		if arg, _, ok := w.typeTest(e); ok {
 			typeOf = w.operand(arg, len(w.f.Calls))
+			if id, ok := arg.(*ast.IdentExpr); ok {
+				if l, _ := w.lookup(id.Value); l != nil {
+					l.typed = true
+				}
+			}
 		}
 		order := e.Operator != "==" && e.Operator != "~="
 		left := -1
@@ -5952,7 +5962,7 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 	} else if id, ok := e.(*ast.IdentExpr); ok && !w.dry {
 		// A parameter, untested here: what the calls pass it is known
 		// once the walk has seen them (see settleParamOps).
-		if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.paramTested {
+		if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.paramTested && !p.typed {
 			at = len(w.f.Operations)
 			w.f.Operations = append(w.f.Operations, o)
 			w.paramOps = append(w.paramOps, paramOp{at: at, l: p, name: id.Value})
