@@ -377,6 +377,9 @@ func (s *lockedStream) untilLoss(call func() error) error {
 			gone := left
 			done <- o
 			mu.Unlock()
+			// On this goroutine a log handler's panic would crash the
+			// process: the record is dropped instead.
+			defer func() { _ = recover() }()
 			switch {
 			case !o.panicked:
 			case gone:

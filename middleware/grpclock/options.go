@@ -92,7 +92,9 @@ func WithOutcome(f scriptlock.RequestOutcomeFunc) Option { return func(o *option
 
 // WithLogger sets the logger for failed releases, fail-open decisions and
 // the panics of a locked stream's calls beneath SendMsg and RecvMsg, with
-// the stack where they were raised (default slog.Default()).
+// the stack where they were raised (default slog.Default()). Those panics
+// are logged on a goroutine of grpclock's, where a record whose handler
+// panics is dropped.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 func evaluateOptions(opts []Option) *options {
