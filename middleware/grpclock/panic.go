@@ -1,6 +1,9 @@
 package grpclock
 
-import "sync"
+import (
+	"reflect"
+	"sync"
+)
 
 // carriedKey is the context key under which a locked stream's context
 // answers its carriedPanics.
@@ -42,12 +45,14 @@ func (c *carriedPanics) take(v any) bool {
 	return false
 }
 
-// samePanic reports whether a and b are the same panic value; values of an
-// uncomparable type never are.
+// samePanic reports whether a and b are the same panic value. Values of a
+// type == cannot compare (a slice, a map: an error gathering several) are
+// compared deeply: the one carried on is the very one recovered again, so
+// that they are equal even then, and such a panic is logged once too.
 func samePanic(a, b any) (same bool) {
 	defer func() {
 		if recover() != nil {
-			same = false
+			same = reflect.DeepEqual(a, b)
 		}
 	}()
 	return a == b
