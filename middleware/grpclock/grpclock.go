@@ -342,7 +342,8 @@ func (s *lockedStream) send(m any) error {
 // with the stack where it was raised, which the handler's goroutine does
 // not show, once (one carried on by a grpclock stream beneath, a second
 // lock on the stream, was logged by it); one after the caller has returned
-// at the loss is logged as let go.
+// at the loss is logged as let go (without a stack when one beneath logged
+// it).
 // A call that ends its goroutine (runtime.Goexit: a test's t.FailNow in a
 // stream wrapper) ends the handler's too.
 func (s *lockedStream) untilLoss(call func() error) error {
@@ -380,11 +381,19 @@ func (s *lockedStream) untilLoss(call func() error) error {
 			// On this goroutine a log handler's panic would crash the
 			// process: the record is dropped instead.
 			defer func() { _ = recover() }()
+			if !o.panicked {
+				return
+			}
+			// One carried on by a grpclock stream beneath was logged there
+			// with the stack where it was raised; this one names only its
+			// hand-off.
+			beneath := s.wrappedCarried != nil && s.wrappedCarried.take(o.caught)
 			switch {
-			case !o.panicked:
+			case gone && beneath:
+				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call let go at its lock's loss", "method", s.method, "panic", o.caught)
 			case gone:
 				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call let go at its lock's loss", "method", s.method, "panic", o.caught, "stack", string(stack))
-			case s.wrappedCarried == nil || !s.wrappedCarried.take(o.caught):
+			case !beneath:
 				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call made under the lock, gone on on the handler's goroutine", "method", s.method, "panic", o.caught, "stack", string(stack))
 			}
 		}()
