@@ -179,10 +179,15 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		ls := &lockedStream{ServerStream: ss, o: o, lock: lock, src: src, method: info.FullMethod, scope: info, decidedCh: make(chan struct{})}
 		base, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		ls.ctx = &streamCtx{Context: base}
+		ls.ctx = &streamCtx{Context: base, carried: carriedPanics{scope: info}}
 		// A grpclock stream this one wraps (a second lock on the stream)
 		// tells through its context which panics it carried on, logged.
-		ls.wrappedCarried, _ = ctx.Value(carriedKey{}).(*carriedPanics)
+		// Only one of this call's chain: a stream a handler opens in
+		// process with its context (an in-process channel passing context
+		// values) is another call, and carries nothing of the handler's.
+		if c, _ := ctx.Value(carriedKey{}).(*carriedPanics); c != nil && c.scope == info {
+			ls.wrappedCarried = c
+		}
 		ls.cancel = cancel
 		if !src.fromMessage() {
 			if err := ls.acquire(nil); err != nil {

@@ -3,6 +3,8 @@ package grpclock
 import (
 	"reflect"
 	"sync"
+
+	"google.golang.org/grpc"
 )
 
 // carriedKey is the context key under which a locked stream's context
@@ -18,8 +20,11 @@ const carriedLimit = 8
 // whose own goroutine recovers such a panic again, does not log it a
 // second time with a stack naming only the hand-off beneath.
 type carriedPanics struct {
-	mu sync.Mutex
-	vs []any
+	// scope: the call's StreamServerInfo, which the interceptors of its
+	// chain share, to tell a stream of the same call from another's.
+	scope *grpc.StreamServerInfo
+	mu    sync.Mutex
+	vs    []any
 }
 
 // add remembers v, about to be carried on.
