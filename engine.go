@@ -3183,7 +3183,11 @@ func (c *Client) awaitAcquiring(ctx context.Context, id holdKey, own bool) {
 	for c.acquiring[id] > 0 && ctx.Err() == nil && !c.closing {
 		c.acquired.Wait()
 	}
-	c.acquiring[id] += self
+	if self > 0 {
+		// Not counted, nothing to give back: adding 0 would store an entry
+		// for an owner whose acquisitions have all ended, kept for good.
+		c.acquiring[id] += self
+	}
 }
 
 // undoWatch counts the changes of one owner's hold count (Client.undoWatch)
