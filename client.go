@@ -157,6 +157,7 @@ type Client struct {
 	forcePruned uint64 // the latest seq of a forcing entry dropped; guarded by mu
 	forceSeq    atomic.Uint64
 	forceActive atomic.Int32
+	forceKept   atomic.Int32 // len(forcing), stored under mu: the last acquisition out prunes it
 	// timerRuns counts the loss timers' callbacks running, which may end a
 	// hold and report it to the Observer: Close waits for them, and once it
 	// has ended every hold (timersClosed) no new one runs. Guarded by mu.
@@ -832,11 +833,14 @@ func (f *flight) enter() bool {
 	}
 }
 
-// done counts an acquisition out.
-func (f *flight) done() {
-	if f.n.Add(-1) == flightClosing {
+// done counts an acquisition out, and returns the count left (with
+// flightClosing once closing).
+func (f *flight) done() int64 {
+	n := f.n.Add(-1)
+	if n == flightClosing {
 		close(f.drained)
 	}
+	return n
 }
 
 // close refuses new acquisitions and reports whether some are in flight

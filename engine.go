@@ -644,7 +644,11 @@ func unknownOutcome(err error) bool {
 // the Client is closing. leave ends it.
 func (c *Client) enter() bool { return c.inflight.enter() }
 
-func (c *Client) leave() { c.inflight.done() }
+func (c *Client) leave() {
+	if c.inflight.done() == 0 && c.forceKept.Load() > 0 {
+		c.pruneForcing()
+	}
+}
 
 // fieldOf is the lock-hash field of owner on p: <client-id>:<owner-id>
 // followed by the side's suffix.
@@ -2196,7 +2200,8 @@ type forceMark struct {
 }
 
 // markForcing marks a ForceUnlock of key as begun (+1) or ended (-1).
-// Ended entries are dropped a minute on (forcePruned keeps their mark).
+// Ended entries are dropped a minute on (forcePruned keeps their mark), and
+// all at once whenever no acquisition is in flight (pruneForcing).
 func (c *Client) markForcing(key string, d int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -2218,6 +2223,36 @@ func (c *Client) markForcing(key string, d int) {
 	e.at = now
 	c.forcing[key] = e
 	c.forceActive.Add(int32(d))
+	if d < 0 {
+		c.pruneForcingLocked()
+	}
+	c.forceKept.Store(int32(len(c.forcing)))
+}
+
+// pruneForcing drops the ended ForceUnlock marks once no acquisition is in
+// flight (see pruneForcingLocked); leave calls it as the last one ends.
+func (c *Client) pruneForcing() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pruneForcingLocked()
+	c.forceKept.Store(int32(len(c.forcing)))
+}
+
+// pruneForcingLocked drops, with c.mu held, every ended ForceUnlock mark
+// when no acquisition is in flight: the marks serve only attempts in flight
+// (forcedSince), and one that enters later reads a forceSeq at or past every
+// mark's. Without it the marks of a busy minute stayed after the last
+// ForceUnlock for good, one per lock name.
+func (c *Client) pruneForcingLocked() {
+	if c.inflight.n.Load() != 0 {
+		return
+	}
+	for k, e := range c.forcing {
+		if e.n == 0 {
+			c.forcePruned = max(c.forcePruned, e.last)
+			delete(c.forcing, k)
+		}
+	}
 }
 
 // forcedSince reports, with c.mu held, whether a ForceUnlock of key by this
