@@ -123,6 +123,9 @@ type Client struct {
 	// undoLatches: per hold, the latch of an undo's release whose outcome
 	// is unknown (see undoKeeping), and when it was drawn. Guarded by mu.
 	undoLatches map[holdKey]undoLatch
+	// latchSweep: when (monoNanos) an acquisition's end next sweeps
+	// undoLatches (sweepUndoLatches).
+	latchSweep atomic.Int64
 	// marking counts, per hold, the background undos reading the mark of
 	// an ended hold that drew no token (LeanMutex.undoMark): acquisitions of
 	// the owner wait for them. Guarded by mu.

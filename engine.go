@@ -648,6 +648,38 @@ func (c *Client) leave() {
 	if c.inflight.done() == 0 && c.forceKept.Load() > 0 {
 		c.pruneForcing()
 	}
+	if now := monoNanos(time.Now()); now >= c.latchSweep.Load() {
+		c.sweepUndoLatches(now)
+	}
+}
+
+// latchSweepEvery: how often at most an acquisition's end sweeps the undo
+// latches given up on (sweepUndoLatches).
+const latchSweepEvery = time.Second
+
+// sweepUndoLatches drops the undo latches given up on (see
+// undoLatchLocked), once a latchSweepEvery, as acquisitions end: they were
+// dropped only as another undo drew a latch, and stayed for good after the
+// last one, one per lock name and owner.
+func (c *Client) sweepUndoLatches(now int64) {
+	next := c.latchSweep.Load()
+	if now < next || !c.latchSweep.CompareAndSwap(next, now+int64(latchSweepEvery)) {
+		return // another acquisition's end sweeps
+	}
+	c.mu.Lock()
+	c.sweepUndoLatchesLocked(now)
+	c.mu.Unlock()
+}
+
+func (c *Client) sweepUndoLatchesLocked(now int64) {
+	for k, l := range c.undoLatches {
+		if now-l.at >= int64(undoLatchTTL)/2 {
+			delete(c.undoLatches, k) // given up on: no undo of it came again
+		}
+	}
+	if len(c.undoLatches) == 0 {
+		c.undoLatches = nil // its buckets too
+	}
 }
 
 // fieldOf is the lock-hash field of owner on p: <client-id>:<owner-id>
@@ -3174,11 +3206,7 @@ func (c *Client) undoLatchLocked(id holdKey, p primitive) (string, bool) {
 	if l, ok := c.undoLatches[id]; ok && now-l.at < int64(undoLatchTTL)/2 {
 		return l.key, true
 	}
-	for k, l := range c.undoLatches {
-		if now-l.at >= int64(undoLatchTTL)/2 {
-			delete(c.undoLatches, k) // given up on: no undo of it came again
-		}
-	}
+	c.sweepUndoLatchesLocked(now)
 	if c.undoLatches == nil {
 		c.undoLatches = map[holdKey]undoLatch{}
 	}
