@@ -65,11 +65,14 @@ type unreadNode struct {
 // position on one server only, and the index names a primary only among the
 // same ones: after a failover, or a primary added or removed, the cursor is
 // refused rather than resumed on another server, which would skip or repeat
-// locks.
+// locks. A listing that left primaries unread writes them too, by index
+// (":UNREAD", comma-separated): the runs that continue it name them unread,
+// and the last one does not end the listing as if it were complete.
 type scanCursor struct {
 	node      int
 	cursor    uint64
 	primaries string
+	unread    []int
 }
 
 func parseCursor(s string) (scanCursor, error) {
@@ -77,8 +80,8 @@ func parseCursor(s string) (scanCursor, error) {
 		return scanCursor{}, nil
 	}
 	parts := strings.Split(s, ":")
-	bad := failf(exitUsage, "bad --cursor %q: want NODE:CURSOR:PRIMARIES as printed by list", s)
-	if len(parts) != 3 || len(parts[2]) != fingerprintLen {
+	bad := failf(exitUsage, "bad --cursor %q: want NODE:CURSOR:PRIMARIES[:UNREAD] as printed by list", s)
+	if (len(parts) != 3 && len(parts) != 4) || len(parts[2]) != fingerprintLen {
 		return scanCursor{}, bad
 	}
 	node, err1 := strconv.Atoi(parts[0])
@@ -87,11 +90,32 @@ func parseCursor(s string) (scanCursor, error) {
 	if err1 != nil || err2 != nil || err3 != nil || node < 0 {
 		return scanCursor{}, bad
 	}
-	return scanCursor{node, cur, parts[2]}, nil
+	c := scanCursor{node: node, cursor: cur, primaries: parts[2]}
+	if len(parts) == 4 {
+		for _, f := range strings.Split(parts[3], ",") {
+			// An unread primary comes before the one the cursor is on,
+			// each once, in order, as list writes them.
+			i, err := strconv.Atoi(f)
+			if err != nil || i < 0 || i >= node || (len(c.unread) > 0 && i <= c.unread[len(c.unread)-1]) {
+				return scanCursor{}, bad
+			}
+			c.unread = append(c.unread, i)
+		}
+	}
+	return c, nil
 }
 
 func (c scanCursor) String() string {
-	return strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10) + ":" + c.primaries
+	s := strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10) + ":" + c.primaries
+	for i, u := range c.unread {
+		if i == 0 {
+			s += ":"
+		} else {
+			s += ","
+		}
+		s += strconv.Itoa(u)
+	}
+	return s
 }
 
 // fingerprintLen is the length of a cursor's primaries fingerprint: 8 hex
@@ -357,6 +381,13 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		return nil, failf(exitUsage, "cursor node %d: there are %d primaries, numbered from 0", cur.node, len(nodes))
 	}
 	l := &listing{Locks: []*Report{}}
+	// The primaries an earlier run of this listing could not read: their
+	// locks are missing from the listing as a whole, which this run says
+	// too, and passes on in its cursor.
+	skipped := cur.unread
+	for _, i := range skipped {
+		l.Unread = append(l.Unread, unreadNode{Node: addrs[i], Error: "not read by an earlier run of this listing (--cursor)"})
+	}
 	match := globEscape(prefix) + "*"
 	scans := 0
 	// SCAN may return a key twice (a rehash, a slot that moved to a node
@@ -372,16 +403,19 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 			why += "; its locks on the SCAN pages read before are listed"
 		}
 		l.Unread = append(l.Unread, unreadNode{Node: nodes[cur.node].addr, Error: why, partly: cur.cursor != 0})
+		skipped = append(skipped, cur.node)
 		cur = scanCursor{node: cur.node + 1, primaries: fp}
 	}
 	for cur.node < len(nodes) {
 		if scans >= e.maxScans || len(l.Locks) >= e.limit {
+			cur.unread = skipped
 			l.Cursor = cur.String()
 			return l, nil
 		}
 		n := nodes[cur.node]
 		if n.down != nil {
 			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: n.down.Error()})
+			skipped = append(skipped, cur.node)
 			cur = scanCursor{node: cur.node + 1, primaries: fp}
 			continue
 		}
