@@ -46,7 +46,8 @@ type listing struct {
 	// missing from Locks.
 	Unread []unreadNode `json:"unread,omitempty"`
 	// read is whether this run read any primary: a run that read none
-	// (its cursor's primaries all unread too) is no partial answer.
+	// (its cursor's primaries all unread too) is no partial answer, unless
+	// it stopped (--max-scans) with primaries left that its cursor reads.
 	read bool
 }
 
@@ -486,7 +487,7 @@ func (l *listing) partial() error {
 			missing = "not all the locks it holds are listed"
 		}
 	}
-	if !l.read {
+	if !l.read && l.Cursor == "" {
 		return fmt.Errorf("could not read any primary: %s", b.String())
 	}
 	return failf(exitPartial, "partial listing: could not read primary %s; %s", b.String(), missing)

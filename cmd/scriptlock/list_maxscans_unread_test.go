@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A run whose --max-scans is spent on a primary that then goes unread stops
+// before the others and prints a cursor to them: that is a partial answer
+// (exit 6), not a failure to read any primary (exit 1), which would end a
+// listing that the cursor continues.
+func TestListMaxScansSpentOnUnreadPrimary(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
+	d := deployment{url: "redis://" + cl.Addrs[0] + "?addr=" + cl.Addrs[1] + "&addr=" + cl.Addrs[2], rc: cl.Client(t)}
+	ctx := testCtx(t, 60*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, d.rc, prefix)
+	byNode := map[string]string{}
+	for i := 0; len(byNode) < 3; i++ {
+		n := "order:" + strconv.Itoa(i)
+		if a := cl.NodeFor(t, prefix+n).Addr; byNode[a] == "" {
+			byNode[a] = n
+			heldMutex(t, ctx, c, n, "w")
+		}
+	}
+	// The primary scanned first dies once it has answered its SCAN.
+	first := slices.Min(cl.Addrs)
+	var dead *redistest.Node
+	for _, n := range cl.Nodes {
+		if n.Addr == first {
+			dead = n
+		}
+	}
+	killed := false
+	afterScanPage.Store(prefix, func(node int, _ uint64) {
+		if node == 0 && !killed {
+			killed = true
+			dead.Kill()
+		}
+	})
+	t.Cleanup(func() { afterScanPage.Delete(prefix) })
+	r := cli(ctx, d, "", "list", "--json", "--timeout", "2s", "--max-scans", "1", "--key-prefix", prefix)
+	if !killed {
+		t.Fatal("no primary was killed during the listing")
+	}
+	var l listing
+	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
+		t.Fatalf("%v\n%s%s", err, r.out, r.errOut)
+	}
+	if r.code != exitPartial || l.Cursor == "" || !strings.Contains(r.errOut, dead.Addr) || strings.Contains(r.errOut, "any primary") {
+		t.Errorf("list --max-scans 1, primary %s dying after its SCAN: exit %d, cursor %q; want %d, a cursor, and %s named unread\n%s%s",
+			dead.Addr, r.code, l.Cursor, exitPartial, dead.Addr, r.out, r.errOut)
+	}
+}
