@@ -189,8 +189,10 @@ func primaries(ctx context.Context, e *env) ([]primary, error) {
 				if refused {
 					skip = ""
 				}
-				if slotOwners, err = clusterPrimaries(ctx, e, nodes, addrs, skip); err != nil {
-					return nil, err
+				// err stays ROLE's: it is why this node goes unread.
+				var serr error
+				if slotOwners, serr = clusterPrimaries(ctx, e, nodes, addrs, skip); serr != nil {
+					return nil, serr
 				}
 			}
 			if !slotOwners[a] {
