@@ -26,8 +26,9 @@
 // that names no host, too);
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock
 // not confirmed (or the lock changed hands before the answer or the delete); 5 force-unlock
-// of something that is not a lock; 6 list read some Cluster primaries and not
-// others (down, not answering): it lists what the others hold and names them.
+// of something that is not a lock; 6 list left a Cluster primary unread (down,
+// not answering; in this run, or in the run whose --cursor it continues): it
+// lists what the others hold and names the unread ones.
 package main
 
 import (
