@@ -417,9 +417,8 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		}
 		n := nodes[cur.node]
 		if n.down != nil {
-			l.Unread = append(l.Unread, unreadNode{Node: n.addr, Error: n.down.Error()})
-			skipped = append(skipped, cur.node)
-			cur = scanCursor{node: cur.node + 1, primaries: fp}
+			// Within its SCAN (a cursor's), pages of it were listed.
+			unread(n.down.Error())
 			continue
 		}
 		bctx, cancel := e.bounded(ctx)
