@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
@@ -26,7 +27,10 @@ func TestReplyParamAgreesWithServer(t *testing.T) {
 		set     = "local function f(v) redis.call('SET', KEYS[1], v) end\n"
 		cat     = "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\n"
 		get     = "redis.call('GET', KEYS[2])"
+		get1    = "redis.call('GET', KEYS[1])"
+		del     = "redis.call('DEL', KEYS[1], KEYS[2])\n"
 	)
+	line5 := func(s string) string { return strings.Replace(s, ":4:", ":5:", 1) }
 	for _, tc := range []struct {
 		name, body, want, server string // server: part of Redis's error, "" for none
 	}{
@@ -34,6 +38,14 @@ func TestReplyParamAgreesWithServer(t *testing.T) {
 		{"a nil reply, an argument", set + "f(" + get + ")", arg, refused},
 		{"a nil reply, concatenated", cat + "f(" + get + ")", concat, "attempt to concatenate local 'v' (a boolean value)"},
 		{"a nil reply held by a local", cat + "local r = " + get + "\nf(r)", concat, "attempt to concatenate local 'v' (a boolean value)"},
+		// A command the function runs on the key the reply is of runs
+		// after the reply was taken: it makes sure of no value there.
+		{"a nil reply of the key the function writes, an argument", del + "local function f(v) redis.call('SET', KEYS[1], v) end\nf(" + get1 + ")", line5(arg), refused},
+		{"a nil reply of the key the function writes, concatenated", del + "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\nf(" + get1 + ")", line5(concat), "attempt to concatenate local 'v' (a boolean value)"},
+		{"a nil reply of the key the function writes, held by a local", del + "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\nlocal r = " + get1 + "\nf(r)", line5(concat), "attempt to concatenate local 'v' (a boolean value)"},
+		// Unless a call of it written before ran them already.
+		{"a reply of the key the function wrote in an earlier call", del + "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\nf('a')\nf(" + get1 + ")", "", ""},
+		{"a nil reply of the key the function writes, taken before an earlier call", del + "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\nlocal r = " + get1 + "\nf('a')\nf(r)", line5(concat), "attempt to concatenate local 'v' (a boolean value)"},
 		{"compared with nil", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")", never, ""},
 		{"compared with nil, a call passing nil too", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")\nf(nil)", "", ""},
 		// A local that holds the reply on some paths only may hold nil or

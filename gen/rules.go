@@ -3739,7 +3739,7 @@ func checkResp3False(c parse.Compare, calls []parse.Call, resp3 func(parse.Pos) 
 // call names the same key (see checkOperation).
 func mayNilWarning(o parse.Operation, calls []parse.Call, warn func(parse.Pos, string, ...any)) func(string, ...any) {
 	return func(format string, args ...any) {
-		if !o.Tested && !touchedBefore(calls, o.Operand.Call) {
+		if !o.Tested && !touchedBefore(calls, o.Operand.Call, o.Later) {
 			warn(o.Pos, format, args...)
 		}
 	}
@@ -3888,8 +3888,9 @@ var memberNil = map[string]bool{
 // touchedBefore reports whether a call that runs before calls[i] (written
 // before it, and not a call whose arguments hold it) names the same key,
 // and for a memberNil command the same field or member too, and does not
-// delete it (forgets).
-func touchedBefore(calls []parse.Call, i int) bool {
+// delete it (forgets). The calls in later ([from, to) in calls) run after
+// the reply is taken, though written before it (see Operation.Later).
+func touchedBefore(calls []parse.Call, i int, later [2]int) bool {
 	c := calls[i]
 	n := 1
 	if memberNil[strings.ToUpper(c.Command)] {
@@ -3905,6 +3906,9 @@ func touchedBefore(calls []parse.Call, i int) bool {
 	for j, d := range calls[:i] {
 		if forgets[strings.ToUpper(d.Command)] {
 			continue // after it the value is surely missing
+		}
+		if j >= later[0] && j < later[1] {
+			continue
 		}
 		if !encloses[j] && len(d.Args) >= n && slices.EqualFunc(c.Args[:n], d.Args[:n], sameValue) {
 			return true

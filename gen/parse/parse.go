@@ -472,6 +472,11 @@ type Operation struct {
 	Tested bool
 	// Probed is as FieldRead's.
 	Probed bool
+	// Later are, for an operation on a parameter a call passes the reply
+	// (local function f(v) ... end; f(redis.call('GET', k))), the indexes
+	// [from, to) in File.Calls of the calls written in the function: they
+	// run after the reply is taken, so they make sure of no value in it.
+	Later [2]int
 }
 
 // NilElem is a value of a returned table that may be nil.

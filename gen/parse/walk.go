@@ -120,6 +120,9 @@ type walker struct {
 	replyArgs map[*ast.FunctionExpr]map[int][]replyPass
 	paramOps  []paramOp
 	paramCmps []paramCmp
+	// fnCallSpan are the indexes [from, to) in File.Calls of the calls
+	// written in each function (see Operation.Later).
+	fnCallSpan map[*ast.FunctionExpr][2]int
 	// dead are the local functions the script never runs (see
 	// unreachedFuncs): a call written in one passes no element.
 	dead map[*ast.FunctionExpr]bool
@@ -2426,8 +2429,15 @@ func (w *walker) function(f *ast.FunctionExpr) {
 			l.paramOf, l.param = f, i+1
 		}
 	}
+	from := len(w.f.Calls)
 	w.stmts(f.Stmts)
 	w.pop()
+	if !w.dry {
+		if w.fnCallSpan == nil {
+			w.fnCallSpan = map[*ast.FunctionExpr][2]int{}
+		}
+		w.fnCallSpan[f] = [2]int{from, len(w.f.Calls)}
+	}
 }
 
 func (w *walker) exprs(list []ast.Expr) {
@@ -2625,7 +2635,7 @@ func (w *walker) expr(e ast.Expr) {
 					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] || w.fixedFunc(e.Func) == nil {
 						break // (never made, or a call that may run another function)
 					}
-					var rp replyPass
+					rp := replyPass{at: pos}
 					if c, ok := a.(*ast.FuncCallExpr); ok {
 						if name, direct := redisFunc(c); direct && (name == "call" || name == "pcall") {
 							rp.call = c
@@ -4919,6 +4929,8 @@ type elemPass struct {
 type replyPass struct {
 	call *ast.FuncCallExpr
 	ns   nilSource
+	// at is where the call of the function is written (its name).
+	at Pos
 }
 
 // paramOp is an operation (by index in File.Operations) on the parameter
@@ -4998,6 +5010,16 @@ func (w *walker) settleParamOps() {
 			}
 			o := w.f.Operations[p.at]
 			o.Operand, o.Tested = op, rp.ns.tested
+			// (Not when another call of the function, written before the
+			// command, ran its commands first: f('a') then
+			// f(redis.call('GET', k)).)
+			o.Later = w.fnCallSpan[p.l.paramOf]
+			got := w.f.Calls[op.Call].Pos
+			for _, at := range w.fnCalls[p.l.paramOf] {
+				if at != rp.at && (at.Line < got.Line || at.Line == got.Line && at.Col < got.Col) {
+					o.Later = [2]int{}
+				}
+			}
 			more = append(more, o)
 		}
 	}
