@@ -47,6 +47,10 @@ func TestReplyParamAgreesWithServer(t *testing.T) {
 		{"a reply of the key the function wrote in an earlier call", del + "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\nf('a')\nf(" + get1 + ")", "", ""},
 		{"a nil reply of the key the function writes, taken before an earlier call", del + "local function f(v) redis.call('SET', KEYS[1], v .. 'x') end\nlocal r = " + get1 + "\nf('a')\nf(r)", line5(concat), "attempt to concatenate local 'v' (a boolean value)"},
 		{"compared with nil", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")", never, ""},
+		// A call out of sight (pcall(f, nil), through a table or an
+		// alias) may pass the function anything: nil too.
+		{"compared with nil, pcall passing nil too", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")\npcall(f, nil)", "", ""},
+		{"compared with nil, a call through a table passing nil too", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")\nlocal m = {f = f}\nm.f(nil)", "", ""},
 		{"compared with nil, a call passing nil too", "local function f(v) if v == nil then return end redis.call('DEL', KEYS[1]) end\nf(" + get + ")\nf(nil)", "", ""},
 		// A local that holds the reply on some paths only may hold nil or
 		// a number on the others: the comparison is no reply's.

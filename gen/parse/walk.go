@@ -4976,10 +4976,11 @@ func (w *walker) settleParamOps() {
 	// A comparison of a parameter every call passes a reply is one of
 	// each reply (v == nil is always false for GET's). (Not when a call
 	// passes another value, which the comparison may be for, also through
-	// a local that holds the reply on some paths only.)
+	// a local that holds the reply on some paths only, or when the
+	// function escaped: a call out of sight, pcall(f, nil), may pass nil.)
 	for _, p := range w.paramCmps {
 		passes := w.replyArgs[p.l.paramOf][p.l.param-1]
-		if len(passes) == 0 || len(passes) != len(w.args[p.l.paramOf][p.l.param-1]) || slices.ContainsFunc(passes, func(rp replyPass) bool { return rp.ns.some }) {
+		if len(passes) == 0 || w.escaped[p.l.paramOf] || len(passes) != len(w.args[p.l.paramOf][p.l.param-1]) || slices.ContainsFunc(passes, func(rp replyPass) bool { return rp.ns.some }) {
 			continue
 		}
 		for _, rp := range passes {
