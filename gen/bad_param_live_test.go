@@ -49,6 +49,9 @@ func TestBadParamTestedAgreesWithServer(t *testing.T) {
 		{"compared with true", "local function f(v) if v == true then redis.call('SET', KEYS[1], '1') else redis.call('SET', KEYS[1], v) end end", "true"},
 		{"its type a table", "local function f(v) if type(v) == 'table' then redis.call('SET', KEYS[1], table.concat(v, ',')) return end redis.call('SET', KEYS[1], v) end", "{ARGV[1]}"},
 		{"its type a boolean", "local function f(v) if type(v) == 'boolean' then redis.call('SET', KEYS[1], tostring(v)) else redis.call('SET', KEYS[1], v) end end", "ARGV[1] == '1'"},
+		// Its type held by a local, which the condition reads.
+		{"its type, held by a local, a table", "local function f(v) local t = type(v) if t == 'table' then redis.call('SET', KEYS[1], table.concat(v, ',')) return end redis.call('SET', KEYS[1], v) end", "{ARGV[1]}"},
+		{"its type, held by a local, a boolean", "local function f(v) local t = type(v) if t == 'boolean' then redis.call('SET', KEYS[1], tostring(v)) else redis.call('SET', KEYS[1], v) end end", "ARGV[1] == '1'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @arg a string\n-- @return none\nredis.call('ECHO', ARGV[1])\n" + tc.fn + "\nf('x')\nf(" + tc.pass + ")\n"

@@ -59,6 +59,7 @@ func TestReplyParamAgreesWithServer(t *testing.T) {
 		// A function that tests the parameter's type deals with a list
 		// where the test shows one: the other calls pass strings.
 		{"a list, its type tested", "local function f(v) if type(v) == 'table' then redis.call('SET', KEYS[1], table.concat(v, ',')) return end redis.call('SET', KEYS[1], v) end\nf(redis.call('LRANGE', KEYS[2], 0, -1))\nf('x')", "", ""},
+		{"a list, its type held by a local", "local function f(v) local t = type(v) if t == 'table' then for _, x in ipairs(v) do redis.call('SET', KEYS[1], x) end return end redis.call('SET', KEYS[1], v) end\nf(redis.call('LRANGE', KEYS[2], 0, -1))\nf('x')", "", ""},
 		{"tested in the function", "local function f(v) if v then redis.call('SET', KEYS[1], v .. 'x') end end\nf(" + get + ")", "", ""},
 		{"tested before the call", cat + "local r = " + get + "\nif r then f(r) end", "", ""},
 		{"an integer reply", cat + "f(redis.call('INCR', KEYS[2]))", "", ""},

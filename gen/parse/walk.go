@@ -313,6 +313,10 @@ type local struct {
 	// declares it, and numParamName that parameter's name; nil otherwise.
 	numParam     *local
 	numParamName string
+	// typeOf is the local it was given the type of (local t = type(v)),
+	// in the block that declares it: a condition that reads it tests
+	// that local's type (see markTested).
+	typeOf *local
 	// fnElems are the elements a call of a local function it was given
 	// may return (see callElems), assigned in the block that declares it.
 	fnElems []elemPass
@@ -576,6 +580,16 @@ func (w *walker) setNumArg(name string, n int, e ast.Expr) {
 	l.numParam, l.numParamName = nil, ""
 	if p, name := w.tonumberParam(e); p != nil && i == len(w.scopes)-1 {
 		l.numParam, l.numParamName = p, name
+	}
+	l.typeOf = nil
+	if c, ok := e.(*ast.FuncCallExpr); ok && i == len(w.scopes)-1 && c.Receiver == nil && len(c.Args) == 1 {
+		f, isF := c.Func.(*ast.IdentExpr)
+		id, isID := c.Args[0].(*ast.IdentExpr)
+		if isF && isID && f.Value == "type" && !w.isLocal("type") {
+			if of, _ := w.lookup(id.Value); of != l {
+				l.typeOf = of // (not local v = type(v), declared already)
+			}
+		}
 	}
 	if i == len(w.scopes)-1 && e != nil {
 		// (Its first value: a local given the second gets another.)
@@ -3109,6 +3123,10 @@ func (w *walker) markTested(e ast.Expr) {
 		if id, ok := e.(*ast.IdentExpr); ok {
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.tested = true
+				// (t = type(v): the condition tests v's type.)
+				if l.typeOf != nil && !l.typeOf.assigned {
+					l.typeOf.tested, l.typeOf.typed = true, true
+				}
 			}
 		}
 	})
