@@ -25,6 +25,7 @@ type Proxy struct {
 	repliesFrozen bool
 	held          map[net.Conn]bool // connections HoldOpen holds back
 	refusing      bool              // Refuse: new connections are closed at once
+	closed        bool              // Close: a connection accepted is closed, not forwarded
 	holdOn        []byte            // HoldOn: the request bytes that hold their connection
 	heldOn        bool              // HoldOn's bytes came and hold their connection
 	conns         map[net.Conn]struct{}
@@ -70,9 +71,10 @@ func (p *Proxy) accept() {
 			testHookDialed()
 		}
 		p.mu.Lock()
-		if p.refusing {
-			// Refuse came while the target was dialed: its DropAll did
-			// not see this connection, which would live on.
+		if p.refusing || p.closed {
+			// Refuse or Close came while the target was dialed: its
+			// DropAll did not see this connection, which would live on
+			// (and Close would wait for its pipes).
 			p.mu.Unlock()
 			c.Close()
 			s.Close()
@@ -221,6 +223,7 @@ func (p *Proxy) DropAll() {
 func (p *Proxy) Close() {
 	p.ln.Close()
 	p.mu.Lock()
+	p.closed = true
 	p.frozen, p.repliesFrozen, p.held = false, false, nil
 	for c := range p.conns {
 		c.Close()

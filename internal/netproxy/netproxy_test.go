@@ -50,3 +50,43 @@ func TestRefuseWhileDialingTarget(t *testing.T) {
 		t.Fatalf("a connection accepted as Refuse began is still open after it: read %q, %v", buf[:n], err)
 	}
 }
+
+// Close also closes a connection it found still being set up (the target
+// dialed for it as Close began), registered after Close dropped the open
+// ones: its two pipes lived on, and Close waited for them as long as the
+// client kept its side open, hanging the test's cleanup.
+func TestCloseWhileDialingTarget(t *testing.T) {
+	target, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	go func() { // an echo server
+		for {
+			c, err := target.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+		}
+	}()
+	proxy, closed := make(chan *Proxy, 1), make(chan struct{})
+	testHookDialed = func() {
+		p := <-proxy
+		go func() { p.Close(); close(closed) }()
+		time.Sleep(100 * time.Millisecond) // Close has dropped what was registered
+	}
+	defer func() { testHookDialed = nil }()
+	p := New(t, target.Addr().String())
+	proxy <- p
+	c, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	select {
+	case <-closed:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close did not return: a connection accepted as it began is still forwarded")
+	}
+}
