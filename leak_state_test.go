@@ -344,7 +344,9 @@ func churnOne(ctx context.Context, c, rival *Client, reds []*Client, i int) erro
 		}
 		return ml.Unlock(lctx)
 	case 13: // RedLock
-		rl, err := NewRedLock(name, reds)
+		// The default node timeout (200 ms here) is what a release on a
+		// node busy with 64 workers under the race detector can take.
+		rl, err := NewRedLock(name, reds, WithNodeTimeout(time.Second))
 		if err != nil {
 			return err
 		}
