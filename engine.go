@@ -668,6 +668,13 @@ func (c *Client) sweepUndoLatches(now int64) {
 	}
 	c.mu.Lock()
 	c.sweepUndoLatchesLocked(now)
+	if len(c.forcing) > 0 {
+		// Under an acquisition always in flight (a wait that never
+		// ends), pruneForcing never runs: drop the marks a minute old, as
+		// the next ForceUnlock would.
+		c.dropEndedForcingLocked(now)
+		c.forceKept.Store(int32(len(c.forcing)))
+	}
 	c.mu.Unlock()
 }
 
@@ -2232,19 +2239,15 @@ type forceMark struct {
 }
 
 // markForcing marks a ForceUnlock of key as begun (+1) or ended (-1).
-// Ended entries are dropped a minute on (forcePruned keeps their mark), and
-// all at once whenever no acquisition is in flight (pruneForcing).
+// Ended entries are dropped a minute on (forcePruned keeps their mark), also
+// as acquisitions end (sweepUndoLatches), and all at once whenever no
+// acquisition is in flight (pruneForcing).
 func (c *Client) markForcing(key string, d int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := monoNanos(time.Now())
 	if d > 0 {
-		for k, e := range c.forcing {
-			if e.n == 0 && now-e.at > int64(time.Minute) {
-				c.forcePruned = max(c.forcePruned, e.last)
-				delete(c.forcing, k)
-			}
-		}
+		c.dropEndedForcingLocked(now)
 		if c.forcing == nil {
 			c.forcing = map[string]forceMark{}
 		}
@@ -2259,6 +2262,18 @@ func (c *Client) markForcing(key string, d int) {
 		c.pruneForcingLocked()
 	}
 	c.forceKept.Store(int32(len(c.forcing)))
+}
+
+// dropEndedForcingLocked drops, with c.mu held, the ForceUnlock marks ended
+// a minute before now, whatever is in flight: forcePruned keeps their mark,
+// so an attempt older than one still gives its grant back.
+func (c *Client) dropEndedForcingLocked(now int64) {
+	for k, e := range c.forcing {
+		if e.n == 0 && now-e.at > int64(time.Minute) {
+			c.forcePruned = max(c.forcePruned, e.last)
+			delete(c.forcing, k)
+		}
+	}
 }
 
 // pruneForcing drops the ended ForceUnlock marks once no acquisition is in
