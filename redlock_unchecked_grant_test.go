@@ -20,7 +20,9 @@ func TestRedLockUncheckedNodeGrantChecked(t *testing.T) {
 	t.Parallel()
 	_, px, cs := oneServerTwiceClients(t)
 	ctx := testCtx(t, 20*time.Second)
-	const nodeTimeout = 100 * time.Millisecond
+	// Short beside the second a silent node is paused (runAskMin), long
+	// enough for a loaded race run's node calls through the thawed proxy.
+	const nodeTimeout = 300 * time.Millisecond
 	leaveNode2Unchecked(t, ctx, px, cs, nodeTimeout)
 	// Another owner holds node 1.
 	other := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
@@ -39,7 +41,9 @@ func TestRedLockUncheckedNodeGrantCheckedOnRetry(t *testing.T) {
 	t.Parallel()
 	_, px, cs := oneServerTwiceClients(t)
 	ctx := testCtx(t, 20*time.Second)
-	const nodeTimeout = 100 * time.Millisecond
+	// Short beside the second a silent node is paused (runAskMin), long
+	// enough for a loaded race run's node calls through the thawed proxy.
+	const nodeTimeout = 300 * time.Millisecond
 	leaveNode2Unchecked(t, ctx, px, cs, nodeTimeout)
 	// Another owner holds every node; it gives back nodes 0 and 2 while
 	// the TryLock below waits.
