@@ -4,11 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strconv"
 	"testing"
-	"time"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A listing that stopped at --limit after a primary went unread prints a
@@ -18,19 +14,8 @@ import (
 // listed.
 func TestListCursorAfterPartialStaysPartial(t *testing.T) {
 	t.Parallel()
-	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
-	d := deployment{url: "redis://" + cl.Addrs[0] + "?addr=" + cl.Addrs[1] + "&addr=" + cl.Addrs[2], rc: cl.Client(t)}
-	ctx := testCtx(t, 60*time.Second)
-	prefix := redistest.Prefix(t)
-	c := newClient(t, d.rc, prefix)
-	byNode := map[string]string{}
-	for i := 0; len(byNode) < 3; i++ {
-		n := "order:" + strconv.Itoa(i)
-		if a := cl.NodeFor(t, prefix+n).Addr; byNode[a] == "" {
-			byNode[a] = n
-			heldMutex(t, ctx, c, n, "w")
-		}
-	}
+	// One lock on each primary of a Cluster that serves on without one.
+	cl, d, ctx, prefix, _ := lockedOnEveryPrimary(t)
 	first := slices.Min(cl.Addrs)
 	for _, n := range cl.Nodes {
 		if n.Addr == first {

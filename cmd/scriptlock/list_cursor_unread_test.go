@@ -2,10 +2,8 @@ package main
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -15,19 +13,8 @@ import (
 // as when no primary answers.
 func TestListCursorOnUnreadPrimary(t *testing.T) {
 	t.Parallel()
-	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
-	d := deployment{url: "redis://" + cl.Addrs[0] + "?addr=" + cl.Addrs[1] + "&addr=" + cl.Addrs[2], rc: cl.Client(t)}
-	ctx := testCtx(t, 60*time.Second)
-	prefix := redistest.Prefix(t)
-	c := newClient(t, d.rc, prefix)
-	byNode := map[string]string{}
-	for i := 0; len(byNode) < 3; i++ {
-		n := "order:" + strconv.Itoa(i)
-		if a := cl.NodeFor(t, prefix+n).Addr; byNode[a] == "" {
-			byNode[a] = n
-			heldMutex(t, ctx, c, n, "w")
-		}
-	}
+	// One lock on each primary of a Cluster that serves on without one.
+	cl, d, ctx, prefix, _ := lockedOnEveryPrimary(t)
 	addrs := slices.Clone(cl.Addrs)
 	slices.Sort(addrs)
 	var last *redistest.Node

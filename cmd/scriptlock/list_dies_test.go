@@ -3,10 +3,8 @@ package main
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -16,19 +14,8 @@ import (
 // the other primaries' locks are listed and the exit code is 6.
 func TestListPrimaryDiesAfterScan(t *testing.T) {
 	t.Parallel()
-	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
-	d := deployment{url: "redis://" + cl.Addrs[0] + "?addr=" + cl.Addrs[1] + "&addr=" + cl.Addrs[2], rc: cl.Client(t)}
-	ctx := testCtx(t, 60*time.Second)
-	prefix := redistest.Prefix(t)
-	c := newClient(t, d.rc, prefix)
-	byNode := map[string]string{}
-	for i := 0; len(byNode) < 3; i++ {
-		n := "order:" + strconv.Itoa(i)
-		if a := cl.NodeFor(t, prefix+n).Addr; byNode[a] == "" {
-			byNode[a] = n
-			heldMutex(t, ctx, c, n, "w")
-		}
-	}
+	// One lock on each primary of a Cluster that serves on without one.
+	cl, d, ctx, prefix, byNode := lockedOnEveryPrimary(t)
 	// The primary scanned second dies once it has answered its SCAN.
 	addrs := slices.Sorted(func(yield func(string) bool) {
 		for a := range byNode {

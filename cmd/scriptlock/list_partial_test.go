@@ -3,12 +3,8 @@ package main
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A Cluster primary that does not answer (down or stopped, not yet replaced) does not
@@ -16,22 +12,8 @@ import (
 // names the primary it could not read, and exits 6, a partial answer.
 func TestListPrimaryDown(t *testing.T) {
 	t.Parallel()
-	// Without full coverage the other primaries keep serving their slots
-	// once the Cluster marks the dead one failed.
-	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
-	d := deployment{url: "redis://" + cl.Addrs[0] + "?addr=" + cl.Addrs[1] + "&addr=" + cl.Addrs[2], rc: cl.Client(t)}
-	ctx := testCtx(t, 60*time.Second)
-	prefix := redistest.Prefix(t)
-	c := newClient(t, d.rc, prefix)
-	// One lock on each primary.
-	byNode := map[string]string{}
-	for i := 0; len(byNode) < 3; i++ {
-		n := "order:" + strconv.Itoa(i)
-		if a := cl.NodeFor(t, prefix+n).Addr; byNode[a] == "" {
-			byNode[a] = n
-			heldMutex(t, ctx, c, n, "w")
-		}
-	}
+	// One lock on each primary of a Cluster that serves on without one.
+	cl, d, ctx, prefix, byNode := lockedOnEveryPrimary(t)
 	dead := cl.Nodes[1]
 	// One that stopped answering (a hung host) costs one --timeout.
 	dead.Pause()
