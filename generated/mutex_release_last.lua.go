@@ -32,7 +32,7 @@ const mutexReleaseLastSource = `#!lua flags=allow-oom
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
--- Nobody waits on an uncontended release: EXISTS tells so with an integer,
+-- Nobody waits on an uncontended release: PTTL (-2) tells so with an integer,
 -- where a ZPOPMIN of the missing set answers an empty array, which costs the
 -- server about 0.3 us more per release (a table built for the script). It
 -- comes first, before anything is written.
@@ -49,9 +49,28 @@ const mutexReleaseLastSource = `#!lua flags=allow-oom
 -- local function (a closure made on every call) 0.1 to 0.2 us, which is
 -- why the check is written out here; the pcall costs about what the
 -- redis.call did.
-local waiting = redis.call('exists', KEYS[3]) == 1
+-- A contended release takes the first waiter out of the set (ZPOPMIN) before
+-- it writes anything else, and checks only the channels it is about to
+-- publish on: the lock's and that waiter's wake channel. A refused one puts
+-- the waiter back, with its score and the set's expiry (the pop of the last
+-- one deletes the set; PTTL, in place of EXISTS, read it for that), so a
+-- refused release changes nothing. Time stands still within a script, so
+-- the expiry put back is the one read.
+local wttl = redis.call('pttl', KEYS[3])
+local waiting = wttl ~= -2
 local sent = 0
-if not waiting then
+local w, putBack
+if waiting then
+  w = redis.call('zpopmin', KEYS[3])
+  -- putBack undoes a pop: for a refused release, or a waiter after a dead
+  -- one whose wake channel is refused.
+  putBack = function(p)
+    redis.call('zadd', KEYS[3], p[2], p[1])
+    if wttl > 0 then
+      redis.call('pexpire', KEYS[3], wttl)
+    end
+  end
+else
   sent = redis.pcall(ARGV[2], KEYS[2], '0')
 end
 if waiting or type(sent) == 'table' then
@@ -59,22 +78,25 @@ if waiting or type(sent) == 'table' then
     return nil
   end
   if redis.acl_check_cmd then
-    -- The lock channel, and the wake channels of the waiters the release
-    -- may wake by name. acl_check_cmd raises on a command the server lacks
+    -- The lock channel, and the wake channel of the waiter the release
+    -- wakes first. acl_check_cmd raises on a command the server lacks
     -- (SPUBLISH renamed away): the Client makes the call again with PUBLISH.
     -- A channel is any bytes: a control byte would cut the reply.
     local channels = {KEYS[2]}
-    if waiting then
-      for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '7')) do
-        channels[#channels + 1] = KEYS[4] .. ':' .. string.match(w, '^[^:]*')
-      end
+    if waiting and w[1] then
+      channels[2] = KEYS[4] .. ':' .. string.match(w[1], '^[^:]*')
     end
     for _, ch in ipairs(channels) do
       local known, allowed = pcall(redis.acl_check_cmd, ARGV[2], ch, '0')
-      if waiting and not (known and allowed) and redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
-        -- An owner that does not hold the lock sends nothing: not held,
-        -- as MutexRelease (the retry) and the uncontended path answer.
-        return nil
+      if waiting and not (known and allowed) then
+        if w[1] then
+          putBack(w)
+        end
+        if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+          -- An owner that does not hold the lock sends nothing: not held,
+          -- as MutexRelease (the retry) and the uncontended path answer.
+          return nil
+        end
       end
       if not known then
         return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the release message; nothing changed')
@@ -92,6 +114,9 @@ if waiting or type(sent) == 'table' then
   end
 end
 if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+  if waiting and w[1] then
+    putBack(w)
+  end
   return nil
 end
 local freed = 1
@@ -104,13 +129,25 @@ redis.call(ARGV[2], KEYS[2], '0')
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
 -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
 -- of the node it runs on). INFO tells them apart; an INFO the server refuses
--- (an ACL without it) is an error table, which reads as a Cluster.
-for _ = 1, 8 do
-  local w = redis.call('zpopmin', KEYS[3])
+-- (an ACL without it) is an error table, which reads as a Cluster. A later
+-- waiter's wake channel is checked before its publish: one the ACL refuses
+-- is put back and left to its fallback timer, the lock already released.
+for i = 1, 8 do
+  if i > 1 then
+    w = redis.call('zpopmin', KEYS[3])
+  end
   if not w[1] then
     break
   end
-  if redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+  local ch = KEYS[4] .. ':' .. string.match(w[1], '^[^:]*')
+  if i > 1 and redis.acl_check_cmd then
+    local known, allowed = pcall(redis.acl_check_cmd, ARGV[2], ch, '0')
+    if not (known and allowed) then
+      putBack(w)
+      break
+    end
+  end
+  if redis.call(ARGV[2], ch, w[2] .. ':' .. w[1]) > 0 or
       string.lower(ARGV[2]) ~= 'spublish' and
       not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
     freed = 2
@@ -121,7 +158,7 @@ return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "e601a9b167bd14c4dfa69cf9e44fb5b3578c951c"
+const mutexReleaseLastSHA1 = "e51688e210c72838b31c7899e5bb6d3b187baf89"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 
@@ -136,7 +173,7 @@ var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 // Wakes as MutexRelease does.
 // Reply nil: not held by this owner, nothing changed; 1: released; 2:
 // released and a Go waiter woken by name, its client listening.
-// Nobody waits on an uncontended release: EXISTS tells so with an integer,
+// Nobody waits on an uncontended release: PTTL (-2) tells so with an integer,
 // where a ZPOPMIN of the missing set answers an empty array, which costs the
 // server about 0.3 us more per release (a table built for the script). It
 // comes first, before anything is written.
@@ -153,6 +190,13 @@ var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 // local function (a closure made on every call) 0.1 to 0.2 us, which is
 // why the check is written out here; the pcall costs about what the
 // redis.call did.
+// A contended release takes the first waiter out of the set (ZPOPMIN) before
+// it writes anything else, and checks only the channels it is about to
+// publish on: the lock's and that waiter's wake channel. A refused one puts
+// the waiter back, with its score and the set's expiry (the pop of the last
+// one deletes the set; PTTL, in place of EXISTS, read it for that), so a
+// refused release changes nothing. Time stands still within a script, so
+// the expiry put back is the one read.
 //
 // Redis script flags: allow-oom.
 func MutexReleaseLast(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (int64, bool, error) {
