@@ -157,16 +157,23 @@ if f and not (string.byte(f, 15) == 56 and string.byte(f, 37) == 58) then
 end
 local waiterTTL, since = string.match(ctl, '^..%d+:(%d+):(%d+)$')
 if waiterTTL ~= '0' then
+  local added
   if since ~= '0' then
-    redis.call('zadd', KEYS[3], since, ARGV[1])
+    added = redis.call('zadd', KEYS[3], since, ARGV[1])
   else
     local t = redis.call('time')
-    redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1])
+    added = redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1])
   end
-  if redis.call('pexpire', KEYS[3], waiterTTL, 'gt') == 0 then
-    redis.call('pexpire', KEYS[3], waiterTTL, 'nx')
-  end
-  if free and redis.call('zcard', KEYS[3]) > 1 then
+  -- The expiry calls also tell whether the set was there before this call:
+  -- GT moves an expiry the set had; NX sets one only on a set without one,
+  -- which is a set just made (every call that makes one gives it one), and
+  -- fails on one that has a later or equal expiry (one set in the same ms).
+  local existed = redis.call('pexpire', KEYS[3], waiterTTL, 'gt') == 1 or
+      redis.call('pexpire', KEYS[3], waiterTTL, 'nx') == 0
+  -- Others wait when the set was there and this call added the caller to
+  -- it; a caller that was in it already counts them (rare: a polite caller
+  -- refused again while still registered).
+  if free and existed and (added == 1 or redis.call('zcard', KEYS[3]) > 1) then
     ttl = ttl + 8796093022208
   end
 end
@@ -174,7 +181,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "6a7b142372856e9fb0780cd9ad8e08f9a93c5937"
+const mutexAcquireSHA1 = "3df07516719ec1785458e1edbb13470da3fd9ef1"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
