@@ -344,9 +344,14 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 	var res int64
 	var held bool
 	var err error
-	if r.last {
+	switch {
+	case r.last && r.publish == "spublish":
 		res, held, err = generated.MutexReleaseLast(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, field, r.publish)
-	} else {
+	case r.last:
+		// PUBLISH is the script's default: one argument fewer for the
+		// server to take in on every usual release.
+		res, held, err = generated.MutexReleaseLast(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, field)
+	default:
 		queue, timeouts := fairKeys(m.key, true)
 		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, queue, timeouts, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token, r.again)
 	}

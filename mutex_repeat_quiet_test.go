@@ -32,7 +32,7 @@ func TestMutexRepeatAfterLostReplyWakesNoSecondWaiter(t *testing.T) {
 		{
 			name: "vouched release",
 			run: func(t *testing.T, m *Mutex, field string) func(again bool) (int64, error) {
-				if res, held, err := generated.MutexReleaseLast(ctx, rc, m.key, m.channel, m.waiters, m.wake, field, "publish"); err != nil || !held || res != 2 {
+				if res, held, err := generated.MutexReleaseLast(ctx, rc, m.key, m.channel, m.waiters, m.wake, field); err != nil || !held || res != 2 {
 					t.Fatalf("release: %d, %v, %v; want 2 (released, a waiter woken)", res, held, err)
 				}
 				queue, timeouts := fairKeys(m.key, true)

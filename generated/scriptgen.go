@@ -299,7 +299,7 @@ var Scripts = []Script{{
 	SHA1:      mutexReleaseSHA1,
 	Source:    mutexReleaseSource,
 }, {
-	Args:      []string{"owner", "publish"},
+	Args:      []string{"owner", "opt..."},
 	File:      "scripts/mutex_release_last.lua",
 	Keys:      []string{"lock", "channel", "waiters", "wake"},
 	Name:      "MutexReleaseLast",
