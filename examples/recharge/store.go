@@ -13,9 +13,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	"modernc.org/sqlite"               // registers "sqlite" (pure Go, no cgo)
+	"github.com/jackc/pgx/v5/stdlib"
+	"modernc.org/sqlite" // registers "sqlite" (pure Go, no cgo)
 )
 
 // Order states.
@@ -159,11 +160,26 @@ var sqlitePathEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 
 // OpenPostgres connects to PostgreSQL with a pgx DSN
 // ("postgres://user:pass@host:5432/db") and creates the schema.
+//
+// Its sessions end a transaction left idle longer than the write timeout
+// (idle_in_transaction_session_timeout, set on each connection whose
+// session has none: one the DSN, PGOPTIONS, the role, the database or the
+// server sets is kept): a payment whose connection broke in the middle of
+// its transaction, while the server kept the session (a peer gone silent is
+// noticed only by TCP keepalive, after hours), would otherwise keep the
+// order's row locked, and the retry of the payment would wait on it,
+// holding the order's lock, for as long. Rolled back, the orphan paid
+// nothing, and the retry pays.
 func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
-	db, err := sql.Open("pgx", dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
+	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, `SELECT set_config('idle_in_transaction_session_timeout', $1, false)
+			WHERE current_setting('idle_in_transaction_session_timeout') = '0'`, strconv.FormatInt(writeTimeout.Milliseconds(), 10))
+		return err
+	}))
 	db.SetMaxOpenConns(32)
 	return open(ctx, db, "postgres")
 }

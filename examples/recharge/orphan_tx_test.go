@@ -1,0 +1,92 @@
+package recharge_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/examples/recharge"
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+)
+
+// TestOrphanedPaymentRolledBack: a payment whose connection to PostgreSQL
+// is cut off in the middle of its transaction (the order already marked
+// paid in it, the credit not yet sent), while the server keeps the session
+// open as it does for a peer gone silent, answers 503; the client's retry
+// with the same Idempotency-Key must not wait on the orphaned transaction's
+// row lock for as long as the server keeps that session: the orphan is
+// rolled back, and the retry credits the order, once.
+func TestOrphanedPaymentRolledBack(t *testing.T) {
+	ctx := t.Context()
+	pg := postgres.Get(t)
+	dsn := pg.NewDatabase(t)
+	proxy := netproxy.New(t, pg.Addr)
+	store, err := recharge.OpenPostgres(ctx, strings.Replace(dsn, pg.Addr, proxy.Addr, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
+		t.Fatal(err)
+	}
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	prefix := redistest.Prefix(t)
+	locks, err := scriptlock.New(rc, scriptlock.WithKeyPrefix(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locks.Close() })
+	idem, err := idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(idem.Close)
+	svc := &recharge.Service{Store: store, Work: func(context.Context, recharge.Order) error { return nil }}
+	srv, err := recharge.NewServer(recharge.Config{Service: svc, Locks: locks, Idempotency: idem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, gc := serve(t, srv)
+	e := &env{store: store, svc: svc, url: url, grpc: gc}
+
+	// Held at the credit: the order's row is locked by the transaction.
+	proxy.HoldOn("UPDATE accounts")
+	first := make(chan httpAnswer, 1)
+	go func() { first <- e.post(t, "1", "k1") }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !proxy.HeldOn() {
+		if time.Now().After(deadline) {
+			t.Fatal("the credit never came")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	proxy.CutHeld() // the client's side breaks; the server's session stays open, silent
+	if a := <-first; a.code != http.StatusServiceUnavailable {
+		t.Errorf("first: %d %s; want 503", a.code, strings.TrimSpace(a.body))
+	}
+	defer proxy.Thaw()
+
+	// The retry: within the write timeout and the time to take the lock
+	// again, not for as long as the server keeps the silent session.
+	const bound = 30 * time.Second
+	retry := make(chan httpAnswer, 1)
+	start := time.Now()
+	go func() { retry <- e.post(t, "1", "k1") }()
+	select {
+	case a := <-retry:
+		if a.code != http.StatusOK || a.out.Outcome != "credited" {
+			t.Errorf("retry: %d %s after %s; want credited", a.code, strings.TrimSpace(a.body), time.Since(start).Round(time.Millisecond))
+		}
+	case <-time.After(bound):
+		t.Fatalf("retry unanswered after %s: it waits on the orphaned transaction's row lock", bound)
+	}
+	if bal := e.balance(t); bal != amount {
+		t.Errorf("balance %d; want %d", bal, amount)
+	}
+}
