@@ -3,6 +3,7 @@ package echolock
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -965,16 +966,94 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.R
 	// under its name (a request id, a default Content-Type), so the replay
 	// carries the stored values once; other headers are left as they are.
 	h := c.Response().Header()
+	// A body stored gzip-compressed (Echo's Gzip inside this middleware
+	// compressed it for the first client) is decoded for a retry that does
+	// not take gzip, rather than sent in a coding it refused.
+	decode := storedGzip(sr.Header) && !acceptsGzip(c.Request().Header.Values(echo.HeaderAcceptEncoding)) && gzipWhole(sr.Body)
 	for _, f := range sr.Header {
 		h.Del(f.Name)
 	}
 	for _, f := range sr.Header {
-		h.Add(f.Name, f.Value)
+		// A stored Content-Length (StoredHeaders may name it) counts the
+		// compressed bytes.
+		if !decode || !strings.EqualFold(f.Name, echo.HeaderContentEncoding) && !strings.EqualFold(f.Name, echo.HeaderContentLength) {
+			h.Add(f.Name, f.Value)
+		}
 	}
 	h.Set(HeaderIdempotentReplayed, "true")
 	c.Response().WriteHeader(sr.Status)
+	if decode {
+		zr, err := gzip.NewReader(bytes.NewReader(sr.Body))
+		if err != nil {
+			return err // gzipWhole read it: not reached
+		}
+		_, err = io.Copy(c.Response(), zr)
+		return err
+	}
 	_, err = c.Response().Write(sr.Body)
 	return err
+}
+
+// storedGzip reports whether stored headers say the body is gzip-compressed
+// and nothing else: one Content-Encoding, gzip (or its alias x-gzip).
+func storedGzip(fs []idempotency.HeaderField) bool {
+	n, gz := 0, false
+	for _, f := range fs {
+		if strings.EqualFold(f.Name, echo.HeaderContentEncoding) {
+			n++
+			v := strings.TrimSpace(f.Value)
+			gz = strings.EqualFold(v, "gzip") || strings.EqualFold(v, "x-gzip")
+		}
+	}
+	return n == 1 && gz
+}
+
+// acceptsGzip reports whether a request's Accept-Encoding lines take gzip
+// (RFC 9110 12.5.3): no line takes any coding; otherwise gzip (or x-gzip),
+// or else "*", must be listed with a weight above 0. A weight that does not
+// parse is taken as 1.
+func acceptsGzip(lines []string) bool {
+	if len(lines) == 0 {
+		return true
+	}
+	named, star := -1.0, -1.0
+	for _, l := range lines {
+		for _, el := range strings.Split(l, ",") {
+			name, params, _ := strings.Cut(el, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			q := 1.0
+			for _, p := range strings.Split(params, ";") {
+				k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+						q = f
+					}
+				}
+			}
+			switch name {
+			case "gzip", "x-gzip":
+				named = max(named, q)
+			case "*":
+				star = max(star, q)
+			}
+		}
+	}
+	if named >= 0 {
+		return named > 0
+	}
+	return star > 0
+}
+
+// gzipWhole reports whether b is a gzip stream that decodes to its end,
+// read without keeping what it decodes: a body that does not is replayed as
+// stored, not cut off in the middle of an answer already begun.
+func gzipWhole(b []byte) bool {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	_, err = io.Copy(io.Discard, zr)
+	return err == nil
 }
 
 // recorder copies the response body, up to limit bytes, as it is written,
