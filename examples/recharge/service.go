@@ -67,7 +67,12 @@ func RandomWork(min, max time.Duration) WorkFunc {
 	}
 }
 
-const writeTimeout = 10 * time.Second
+// dbTimeout bounds every database call of a recharge (the payment's
+// transaction as a whole): a database that stops answering (a network
+// partition, where nothing is refused and nothing answered) fails the
+// request as unavailable, rather than hold it, with its order's lock and
+// its Idempotency-Key claim, for as long as its client waits.
+const dbTimeout = 10 * time.Second
 
 // Service is the recharge flow shared by the HTTP and gRPC front ends, which
 // run it under the lock order:<id>.
@@ -129,14 +134,16 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 		token int64
 		err   error
 	)
+	rctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
 	if s.Unsafe {
-		o, err = s.Store.Order(ctx, orderID)
+		o, err = s.Store.Order(rctx, orderID)
 	} else {
 		var ok bool
 		if token, ok = scriptlock.Fence(ctx); !ok {
 			return Result{}, errors.New("recharge: no fencing token in the context: the handler is not running under the lock")
 		}
-		o, err = s.Store.Claim(ctx, orderID, token)
+		o, err = s.Store.Claim(rctx, orderID, token)
 	}
 	if err != nil {
 		s.count(err)
@@ -148,7 +155,7 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 		if request != "" {
 			// A retry of the request that paid, whose answer was lost with
 			// its process: give that answer again, not "already processed".
-			p, ok, err := s.Store.Payment(ctx, orderID)
+			p, ok, err := s.Store.Payment(rctx, orderID)
 			if err != nil {
 				return Result{Order: o, Fence: token}, err
 			}
@@ -173,8 +180,8 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 	// report a loss this process has noticed: a process paused past its lease
 	// notices nothing. What keeps a stale holder out is the fencing token
 	// checked by the database, not the context.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
+	wctx, cancelWrite := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
+	defer cancelWrite()
 	if err := s.Store.Pay(wctx, o, token, request); err != nil {
 		s.count(err)
 		return Result{Order: o, Fence: token}, err

@@ -39,7 +39,8 @@ var (
 	// refunded, ...): only an unpaid order is paid; nothing was written.
 	ErrNotPayable = errors.New("recharge: order is not in a payable state")
 	// ErrDatabaseUnavailable: the database could not be reached, or refused
-	// work for now (connection refused or broken, server shutting down or
+	// work for now (connection refused or broken, no answer within the 10 s
+	// a recharge's database call may take, server shutting down or
 	// starting, too many connections, a PostgreSQL server taking no writes
 	// as a primary demoted in a failover, a statement canceled past
 	// PostgreSQL's statement_timeout or lock_timeout, a PostgreSQL
@@ -161,15 +162,16 @@ var sqlitePathEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 // OpenPostgres connects to PostgreSQL with a pgx DSN
 // ("postgres://user:pass@host:5432/db") and creates the schema.
 //
-// Its sessions end a transaction left idle longer than the write timeout
-// (idle_in_transaction_session_timeout, set on each connection whose
-// session has none: one the DSN, PGOPTIONS, the role, the database or the
-// server sets is kept): a payment whose connection broke in the middle of
-// its transaction, while the server kept the session (a peer gone silent is
-// noticed only by TCP keepalive, after hours), would otherwise keep the
-// order's row locked, and the retry of the payment would wait on it,
-// holding the order's lock, for as long. Rolled back, the orphan paid
-// nothing, and the retry pays.
+// Its sessions end a transaction left idle for half of the 10 s a
+// recharge's database calls may take (idle_in_transaction_session_timeout,
+// set on each connection whose session has none: one the DSN, PGOPTIONS,
+// the role, the database or the server sets is kept), so that a retry
+// waiting on the row gets it within its own 10 s: a payment whose
+// connection broke in the middle of its transaction, while the server kept
+// the session (a peer gone silent is noticed only by TCP keepalive, after
+// hours), would otherwise keep the order's row locked, and the retry of the
+// payment would wait on it, holding the order's lock, for as long. Rolled
+// back, the orphan paid nothing, and the retry pays.
 func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -177,7 +179,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 	}
 	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
 		_, err := c.Exec(ctx, `SELECT set_config('idle_in_transaction_session_timeout', $1, false)
-			WHERE current_setting('idle_in_transaction_session_timeout') = '0'`, strconv.FormatInt(writeTimeout.Milliseconds(), 10))
+			WHERE current_setting('idle_in_transaction_session_timeout') = '0'`, strconv.FormatInt((dbTimeout/2).Milliseconds(), 10))
 		return err
 	}))
 	db.SetMaxOpenConns(32)
