@@ -89,6 +89,7 @@ func pidsOf(nodes ...*Node) []int {
 }
 
 func TestServer(t *testing.T) {
+	t.Parallel()
 	runAndCheckGone(t, "ping-set-get", func(t *testing.T) []int {
 		start := time.Now()
 		n := Server(t)
@@ -119,6 +120,7 @@ func TestServer(t *testing.T) {
 // TestWithCPUs: the server runs on the CPUs given, and it is the server
 // itself (its pid answers INFO) that is bound, not a wrapper around it.
 func TestWithCPUs(t *testing.T) {
+	t.Parallel()
 	n := Server(t, WithCPUs("0"))
 	pid := n.proc.cmd.Process.Pid
 	allowed, err := CPUList(pid)
@@ -138,6 +140,7 @@ func TestWithCPUs(t *testing.T) {
 }
 
 func TestServers(t *testing.T) {
+	t.Parallel()
 	runAndCheckGone(t, "three", func(t *testing.T) []int {
 		start := time.Now()
 		nodes := Servers(t, 3)
@@ -161,6 +164,7 @@ func TestServers(t *testing.T) {
 }
 
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	runAndCheckGone(t, "three-primaries", func(t *testing.T) []int {
 		start := time.Now()
 		cl := Cluster(t, 3)
@@ -201,6 +205,7 @@ func TestCluster(t *testing.T) {
 // the end both keys, with their TTLs, are on the target, which serves the
 // slot for every node and for a cluster client.
 func TestMigration(t *testing.T) {
+	t.Parallel()
 	cl := Cluster(t, 3)
 	c := cl.Client(t)
 	ctx := context.Background()
@@ -265,6 +270,7 @@ func TestClusterListsReplicas(t *testing.T) {
 // written with WAIT 1 outlives its primary's SIGKILL, served by the replica
 // the Cluster promotes.
 func TestClusterWithReplicas(t *testing.T) {
+	t.Parallel()
 	cl := Cluster(t, 3, WithClusterReplicas(1))
 	if len(cl.Nodes) != 6 {
 		t.Fatalf("%d nodes, want 6", len(cl.Nodes))
@@ -315,6 +321,7 @@ func TestClusterWithReplicas(t *testing.T) {
 }
 
 func TestReplicated(t *testing.T) {
+	t.Parallel()
 	runAndCheckGone(t, "primary-replica", func(t *testing.T) []int {
 		start := time.Now()
 		primary, replica := Replicated(t)
@@ -342,6 +349,7 @@ func TestReplicated(t *testing.T) {
 }
 
 func TestKillRestartAOF(t *testing.T) {
+	t.Parallel()
 	runAndCheckGone(t, "aof", func(t *testing.T) []int {
 		n := Server(t, WithAOF())
 		addr, dir, oldPid := n.Addr, n.Dir, n.Pid()
@@ -379,6 +387,7 @@ func TestKillRestartAOF(t *testing.T) {
 }
 
 func TestRestartWithoutAOFLosesData(t *testing.T) {
+	t.Parallel()
 	n := Server(t)
 	key := Prefix(t) + "k"
 	mustSet(t, n.Client(t), key, "v")
@@ -390,6 +399,7 @@ func TestRestartWithoutAOFLosesData(t *testing.T) {
 }
 
 func TestPauseResume(t *testing.T) {
+	t.Parallel()
 	runAndCheckGone(t, "pause", func(t *testing.T) []int {
 		n := Server(t)
 		c := n.Client(t)
@@ -420,6 +430,7 @@ func TestPauseResume(t *testing.T) {
 }
 
 func TestPrefix(t *testing.T) {
+	t.Parallel()
 	a, b := Prefix(t), Prefix(t)
 	if a == b {
 		t.Errorf("two prefixes are equal: %q", a)
@@ -498,6 +509,7 @@ func runHelper(t *testing.T, mode string, env ...string) (pids []int, out string
 }
 
 func TestAbnormalEndLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"fatal", "panic", "exit"} {
 		t.Run(mode, func(t *testing.T) {
 			pids, out := runHelper(t, mode)
@@ -518,6 +530,7 @@ func TestAbnormalEndLeavesNoProcess(t *testing.T) {
 }
 
 func TestMissingBinaryFailsWithInstallHint(t *testing.T) {
+	t.Parallel()
 	_, out := runHelper(t, "nobinary", "PATH="+t.TempDir())
 	want := "redis-server not found in PATH: run `make test` (installs it with apt-get as root) or `sudo apt-get install -y redis-server`"
 	if !strings.Contains(out, want) || !strings.Contains(out, "--- FAIL") || strings.Contains(out, "SKIP") {

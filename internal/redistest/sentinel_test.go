@@ -14,6 +14,7 @@ import (
 // Sentinel client follows both, keeps acknowledged-and-replicated data, and a
 // restarted old primary comes back as a replica.
 func TestSentinel(t *testing.T) {
+	t.Parallel()
 	runAndCheckGone(t, "sentinel", func(t *testing.T) []int {
 		start := time.Now()
 		s := Sentinel(t)
@@ -93,6 +94,7 @@ func follow(t *testing.T, rc rueidis.Client, primary *Node, key string) time.Dur
 // With WithTLS the sentinels give the primary's TLS address, replication runs
 // on TLS, and a Sentinel client on TLS follows a failover.
 func TestSentinelWithTLS(t *testing.T) {
+	t.Parallel()
 	s := Sentinel(t, WithTLS())
 	if len(s.TLSAddrs) != len(s.Sentinels) || s.Data[0].TLS == nil || s.Sentinels[0].TLS != s.Data[0].TLS {
 		t.Fatalf("TLS not set up for the deployment: %v", s.TLSAddrs)
@@ -118,6 +120,7 @@ func TestSentinelWithTLS(t *testing.T) {
 // password, still find each other (sentinel-pass), and the deployment's own
 // client and probes authenticate.
 func TestSentinelWithPassword(t *testing.T) {
+	t.Parallel()
 	s := Sentinel(t, WithSentinelPassword("s3ntinel"))
 	for _, sn := range s.Sentinels {
 		if r, err := rawCmd(sn.Addr, time.Second, "SENTINEL", "MASTERS"); err != nil || !strings.HasPrefix(fmt.Sprint(r), "NOAUTH") {

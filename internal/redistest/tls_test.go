@@ -16,6 +16,8 @@ import (
 // shows the client certificate, refuses a client without one, keeps its
 // plain port, and keeps its TLS port and certificates across Restart.
 func TestWithTLS(t *testing.T) {
+	// Not parallel: its 2 s dials include TLS handshakes, slow under the race
+	// detector, that other tests' load in this process would push past them.
 	n := Server(t, WithTLS())
 	if n.TLS == nil || n.TLSAddr == "" || n.TLSAddr == n.Addr {
 		t.Fatalf("TLS listener not set up: %q %+v", n.TLSAddr, n.TLS)
@@ -66,6 +68,7 @@ func TestWithTLS(t *testing.T) {
 // A WithTLS cluster runs its bus on TLS with one CA, and a TLS client seeded
 // with one node's TLS address reaches every primary on its TLS port.
 func TestClusterWithTLS(t *testing.T) {
+	t.Parallel()
 	c := Cluster(t, 3, WithTLS())
 	if len(c.TLSAddrs) != 3 || c.Nodes[0].TLS == nil || c.Nodes[0].TLS != c.Nodes[2].TLS {
 		t.Fatalf("TLS not set up for the cluster: %v", c.TLSAddrs)
