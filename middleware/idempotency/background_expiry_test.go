@@ -14,6 +14,8 @@ import (
 // expired no retry can store the response, so the retry gives its slot of
 // WithMaxBackgroundRetries back rather than hold it a claim TTL longer.
 func TestCompleteRetryEndsWithClaim(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	const claimTTL = 3 * time.Second
 	node := redistest.Server(t)
 	s, err := NewStore(node.Client(t), WithPrefix(redistest.Prefix(t)), WithClaimTTL(claimTTL),

@@ -19,6 +19,7 @@ import (
 // key was refused OverBudget, and so was each after it until enough refused
 // reservations had pruned the expired records sixteen at a time.
 func TestBudgetAfterRecordsExpired(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := redistest.Prefix(t)
 	rc := node.Client(t)

@@ -12,6 +12,7 @@ import (
 // error and leaves nothing in Redis: no claim, no tombstone outside the
 // scope's budget.
 func TestReserveEndedContext(t *testing.T) {
+	t.Parallel()
 	s, node, prefix := newStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

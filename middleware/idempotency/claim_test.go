@@ -49,6 +49,7 @@ func ended(t *testing.T, ctx context.Context, within time.Duration) time.Time {
 // renewal (renewals every second), with cause ErrClaimLost, not at its loss
 // deadline (at least 2 s after the delete).
 func TestClaimLostWhenGone(t *testing.T) {
+	t.Parallel()
 	s, node, _ := claimStore(t, 3*time.Second)
 	c := reserve(t, s, "gone")
 	ctx, done := c.Context(context.Background())
@@ -83,6 +84,8 @@ func TestClaimLostWhenGone(t *testing.T) {
 // sent after the freeze), so a retry cannot claim the key while this
 // request still believes it runs alone.
 func TestClaimLossBeforeExpiry(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	s, node, px := claimStore(t, 900*time.Millisecond)
 	c := reserve(t, s, "frozen")
 	ctx, done := c.Context(context.Background())
@@ -116,6 +119,8 @@ func TestClaimLossBeforeExpiry(t *testing.T) {
 // Complete and Release end the claim's watch: its contexts are not ended
 // with ErrClaimLost afterwards, though nothing renews the claim any more.
 func TestClaimContextAfterComplete(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	s, _, _ := claimStore(t, 300*time.Millisecond)
 	completed := reserve(t, s, "completed")
 	released := reserve(t, s, "released")
@@ -145,6 +150,7 @@ func TestClaimContextAfterComplete(t *testing.T) {
 // stores the response once Redis answers again; the key stays claimed
 // meanwhile, so the request is never reserved a second time.
 func TestCompleteRetriedAfterLostConnection(t *testing.T) {
+	t.Parallel()
 	s, _, px := claimStore(t, 10*time.Second)
 	c := reserve(t, s, "K")
 	px.Freeze()
@@ -178,6 +184,7 @@ func TestCompleteRetriedAfterLostConnection(t *testing.T) {
 // fingerprint), whichever claim runs it, and differs for any other request;
 // a context not from a claim has none.
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	s, _, _ := claimStore(t, time.Second)
 	ctx := context.Background()
 	id := func(scope, key, fp string) string {

@@ -9,6 +9,7 @@ import (
 // TestDependencySplit keeps gRPC users from compiling Echo and Echo users from
 // compiling gRPC.
 func TestDependencySplit(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go list")
 	}

@@ -15,6 +15,7 @@ import (
 // append-only file, the claims with it) the response is stored and the
 // released key is free.
 func TestFinishRedisDownFailsFast(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t, redistest.WithAOF())
 	s, err := NewStore(node.Client(t), WithPrefix(redistest.Prefix(t)), WithTimeout(3*time.Second),
 		WithClaimTTL(time.Minute))

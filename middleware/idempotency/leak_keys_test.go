@@ -13,6 +13,8 @@ import (
 // abandoned by a process that stops without Close, refused over the scope's
 // budget.
 func TestNoKeyLeftWithoutExpiry(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	s, node, _ := newStore(t, idempotency.WithClaimTTL(500*time.Millisecond), idempotency.WithTTL(time.Second), idempotency.WithMaxBytesPerScope(4096))
 	ctx := context.Background()
 	reserve := func(key, fp string) idempotency.Reservation {

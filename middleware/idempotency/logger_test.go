@@ -37,6 +37,8 @@ func (l *lockedBuffer) String() string {
 // renewal whose client wrapper panics) to the logger it was given, as the
 // lock middleware logs to theirs, not to slog's default.
 func TestStoreLogger(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	node := redistest.Server(t)
 	rc := &panickyClient{Client: node.Client(t)}
 	var logs lockedBuffer
@@ -82,6 +84,7 @@ func (p *valueClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) [
 // calls still panic, is news: logged at ERROR too, not at DEBUG as a repeat
 // of the first.
 func TestStorePanicNewKindLogged(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := &valueClient{Client: node.Client(t)}
 	var logs lockedBuffer

@@ -38,6 +38,8 @@ func (p *panickyClient) DoMulti(ctx context.Context, multi ...rueidis.Completed)
 // the claim lost at its loss deadline should none get through), instead of
 // crashing the process.
 func TestClaimRenewalPanic(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	node := redistest.Server(t)
 	rc := &panickyClient{Client: node.Client(t)}
 	s, err := NewStore(rc, WithPrefix(redistest.Prefix(t)), WithClaimTTL(600*time.Millisecond), WithTimeout(time.Second))
@@ -61,6 +63,7 @@ func TestClaimRenewalPanic(t *testing.T) {
 // failed, made again until the claim's deadline, instead of crashing the
 // process. Once the wrapper calls through, the undo frees the key.
 func TestBackgroundUndoPanic(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := &panickyClient{Client: node.Client(t)}
 	s, err := NewStore(rc, WithPrefix(redistest.Prefix(t)), WithClaimTTL(time.Minute), WithTimeout(200*time.Millisecond))

@@ -11,6 +11,7 @@ import (
 // percent-encoded bytes are not UTF-8 does not parse, so the value is
 // malformed, as RFC 9651 has a parser fail on it; valid UTF-8 parses.
 func TestParseKeyDisplayStringUTF8(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{`"k1";d=%"%ff"`, `"k1";d=%"caf%c3"`, `"k1";d=%"%c3%28"`, `"k1";d=%"%ed%a0%80"`} {
 		if got, err := idempotency.ParseKey(in, 0); !errors.Is(err, idempotency.ErrKeyInvalid) {
 			t.Errorf("ParseKey(%q) = %q, %v; want ErrKeyInvalid", in, got, err)

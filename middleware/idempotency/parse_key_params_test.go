@@ -12,6 +12,7 @@ import (
 // the key is the string alone. Parameters that RFC 8941 would not parse
 // make the value malformed, as does anything else after the string.
 func TestParseKeyParameters(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`"k1";p=1`, `"k1";p`, `"k1";p=?0`, `"k1"; p=1;q="x;y\""`, `"k1";a=tok/en:x;b=-1.5;c=:aGk=:`,
 		`"k1";*x.y_z-1=2`, ` "k1";p=1 `, `"k1";p=@1700000000`, `"k1";d=%"caf%c3%a9"`,

@@ -13,6 +13,7 @@ import (
 // printable ASCII and is refused like any other: it was trimmed into a
 // valid key, the same as the one without it.
 func TestParseKeyOuterNonASCII(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"k1\u00a0", "\u00a0k1", "k1\u0085", "\u2003k1", "k1\u3000"} {
 		if got, err := idempotency.ParseKey(in, 0); !errors.Is(err, idempotency.ErrKeyInvalid) {
 			t.Errorf("ParseKey(%q) = %q, %v; want ErrKeyInvalid", in, got, err)

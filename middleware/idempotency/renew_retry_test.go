@@ -14,6 +14,8 @@ import (
 // (2.9 s), so a running request lost its claim, and had its context ended,
 // though the network was back at 2.1 s and the claim lived until 3 s.
 func TestClaimRenewalRetriedSoon(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	s, _, px := claimStore(t, 3*time.Second)
 	start := time.Now()
 	c := reserve(t, s, "blip")

@@ -23,6 +23,7 @@ import (
 // answered a request on a reachable Redis 503 (idempotency store
 // unavailable), reported and logged as Redis down.
 func TestReserveDialCanceledByOther(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	var gated atomic.Bool
 	dialing := make(chan struct{}, 8)

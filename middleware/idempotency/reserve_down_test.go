@@ -15,6 +15,7 @@ import (
 // whole store timeout. Nothing reached Redis, so nothing is left to undo in
 // the background. Once Redis is back the key is free.
 func TestReserveRedisDownFailsFast(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	s, err := NewStore(node.Client(t), WithPrefix(redistest.Prefix(t)), WithTimeout(3*time.Second))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // or a byte outside printable ASCII) is refused with ErrKeyInvalid before
 // anything is sent, and leaves nothing in Redis.
 func TestReserveInvalidKey(t *testing.T) {
+	t.Parallel()
 	s, node, prefix := newStore(t, idempotency.WithMaxKeyLen(16))
 	for _, key := range []string{"", strings.Repeat("k", 17), "a\nb", "a\x00", "\xff", "é", strings.Repeat("k", 1<<20)} {
 		r, err := s.Reserve(context.Background(), "acct", key, "fp")

@@ -80,6 +80,7 @@ func (c *heldBack) passed() int {
 // key for nobody: no request ran under it, and every retry was answered "in
 // flight" for the whole claim TTL.
 func TestLateReservationWhileHeld(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := &heldBack{Client: node.Client(t), arg: "fp"}
 	s, err := idempotency.NewStore(c, idempotency.WithPrefix(redistest.Prefix(t)), idempotency.WithClaimTTL(30*time.Second))

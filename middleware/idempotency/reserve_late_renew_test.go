@@ -17,6 +17,8 @@ import (
 // loss deadline (2.9 s), and the running request lost its claim though Redis
 // answered all along.
 func TestClaimRenewedAfterSlowReserve(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	s, err := NewStore(px.Client(t), WithPrefix(redistest.Prefix(t)), WithClaimTTL(3*time.Second), WithTimeout(3*time.Second))

@@ -61,6 +61,7 @@ func (c *lostFirst) deliver(t *testing.T) {
 // left no mark for the token), and every retry was answered "in flight" for
 // the whole claim TTL.
 func TestReleaseBeforeStaleAttempt(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := &lostFirst{Client: node.Client(t), arg: "fp"}
 	s, err := idempotency.NewStore(c, idempotency.WithPrefix(redistest.Prefix(t)), idempotency.WithClaimTTL(30*time.Second))

@@ -15,6 +15,7 @@ import (
 // moves by 0, which the scripts must not send as -0 (Redis refuses "-0" as
 // an integer, failing the call after its claim's first write).
 func TestSizelessExpiredEntryPruned(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := redistest.Prefix(t)
 	rc := node.Client(t)

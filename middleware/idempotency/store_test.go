@@ -30,6 +30,7 @@ func newStore(t *testing.T, opts ...idempotency.Option) (*idempotency.Store, *re
 }
 
 func TestStore(t *testing.T) {
+	t.Parallel()
 	s, node, _ := newStore(t)
 	ctx := context.Background()
 	r, err := s.Reserve(ctx, "acct", "k1", "fp1")
@@ -79,6 +80,8 @@ func TestStore(t *testing.T) {
 }
 
 func TestClaimRenewedWhileRunning(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	s, node, _ := newStore(t, idempotency.WithClaimTTL(300*time.Millisecond))
 	ctx := context.Background()
 	r, _ := s.Reserve(ctx, "", "slow", "fp")
@@ -117,6 +120,7 @@ func TestPrefixWithBracesRefused(t *testing.T) {
 }
 
 func TestRecordKeyEscaping(t *testing.T) {
+	t.Parallel()
 	if _, err := idempotency.NewStore(nil); err == nil {
 		t.Fatal("nil client accepted")
 	}
@@ -131,6 +135,7 @@ func TestRecordKeyEscaping(t *testing.T) {
 }
 
 func TestParseKey(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{
 		`8e03978e-40d5-43e8-bc93-6894a57f9324`:   "8e03978e-40d5-43e8-bc93-6894a57f9324",
 		`"8e03978e-40d5-43e8-bc93-6894a57f9324"`: "8e03978e-40d5-43e8-bc93-6894a57f9324",
@@ -150,6 +155,7 @@ func TestParseKey(t *testing.T) {
 }
 
 func TestStoredResponseRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, r := range []idempotency.StoredResponse{
 		{Status: 201, Header: []idempotency.HeaderField{{"Content-Type", "application/json"}, {"Location", "/x/1"}}, Body: []byte(`{"ok":true}`)},
 		{Status: 0, Body: []byte{0, 1, 2}},
@@ -193,6 +199,7 @@ func FuzzDecodeStoredResponse(f *testing.F) {
 }
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	if idempotency.Fingerprint([]byte("ab"), []byte("c")) == idempotency.Fingerprint([]byte("a"), []byte("bc")) {
 		t.Error("parts are not delimited")
 	}
@@ -203,6 +210,7 @@ func TestFingerprint(t *testing.T) {
 // its token released, so the late reservation claims nothing while another request's
 // reservation takes the key.
 func TestReleaseBeforeReserve(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := node.Client(t)
 	ctx := context.Background()
@@ -232,6 +240,7 @@ func TestReleaseBeforeReserve(t *testing.T) {
 // TestRecordMemory checks the documented Redis memory of one completed
 // request: the stored response plus a small, fixed overhead, kept for the TTL.
 func TestRecordMemory(t *testing.T) {
+	t.Parallel()
 	const ttl = 2 * time.Hour
 	s, node, _ := newStore(t, idempotency.WithTTL(ttl))
 	ctx := context.Background()
@@ -265,6 +274,7 @@ func TestRecordMemory(t *testing.T) {
 // TestBudgetReleased: released claims give their bytes back, so a scope
 // whose requests are never stored never runs out of budget.
 func TestBudgetReleased(t *testing.T) {
+	t.Parallel()
 	s, node, prefix := newStore(t, idempotency.WithMaxBytesPerScope(1024))
 	ctx := context.Background()
 	for i := range 50 {
@@ -298,6 +308,7 @@ func TestBudgetReleased(t *testing.T) {
 // TestCluster: a record and its scope's accounting share a hash slot, so
 // every script runs on Redis Cluster (a cross-slot script would fail).
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	s, err := idempotency.NewStore(cl.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
 	if err != nil {
@@ -333,6 +344,8 @@ func TestCluster(t *testing.T) {
 // run out while Redis stays full and a duplicate would run the request
 // again.
 func TestOutOfMemory(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	s, node, _ := newStore(t, idempotency.WithClaimTTL(600*time.Millisecond))
 	ctx := context.Background()
 	running, err := s.Reserve(ctx, "acct", "charge", "fp")
@@ -387,6 +400,7 @@ func TestOutOfMemory(t *testing.T) {
 // later version is refused with ErrStoredVersion when it changes the layout,
 // and read without the sections it appended behind an optional flag.
 func TestStoredResponseFormat(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		r    idempotency.StoredResponse
 		want []byte
@@ -421,6 +435,7 @@ func TestStoredResponseFormat(t *testing.T) {
 // TestHugeBudget: a budget beyond what a Lua number holds exactly
 // (math.MaxInt64 for "as good as none") still lets keys through.
 func TestHugeBudget(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newStore(t, idempotency.WithMaxBytesPerScope(math.MaxInt64))
 	r, err := s.Reserve(context.Background(), "acct", "k", "fp")
 	if err != nil || r.State != idempotency.Claimed {
