@@ -23,6 +23,7 @@ import (
 // same Idempotency-Key must not get the part that was sent replayed as a
 // complete 200. It gets 409, as after a handler error once the answer began.
 func TestIdempotencyAbortedAnswerNotReplayed(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var upstreamRuns atomic.Int64

@@ -23,6 +23,7 @@ import (
 // same Idempotency-Key must not get the cut-off body replayed as a complete
 // 200, nor run the request again: it gets 409.
 func TestIdempotencyStreamCutOffNotReplayed(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64
@@ -92,6 +93,7 @@ func pastEchoAfterLoss(env *mwtest.Env, t *testing.T, runs *atomic.Int64) echo.H
 // The lock is lost, but the handler answered through the underlying writer:
 // the client gets exactly that answer, with no error body after it.
 func TestLockLostAfterAnswerPastEcho(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	var runs atomic.Int64
@@ -107,6 +109,7 @@ func TestLockLostAfterAnswerPastEcho(t *testing.T) {
 // The same with Idempotency in front: the answer the client got is stored
 // and replayed, and the charge runs once.
 func TestIdempotencyLockLostAfterAnswerPastEcho(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
@@ -128,6 +131,7 @@ func TestIdempotencyLockLostAfterAnswerPastEcho(t *testing.T) {
 // A request whose client has gone before the key is reserved is reported as
 // canceled, not as a Redis outage: Redis is fine.
 func TestIdempotencyClientGoneNotRedisDown(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var out outcomes

@@ -18,6 +18,7 @@ import (
 // request answered 400 for a valid key. It is locked like any other key,
 // under a name of its own.
 func TestHashTagPrefixTimeoutKey(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	e.POST("/orders/:id", func(c echo.Context) error {

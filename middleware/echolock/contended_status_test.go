@@ -17,6 +17,7 @@ import (
 // fails ToMiddleware, at startup, instead of making every contended request
 // panic in net/http ("invalid WriteHeader code") or answer a success.
 func TestContendedStatusValidated(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	for _, code := range []int{42, http.StatusOK, 1000, -409} {

@@ -17,6 +17,7 @@ import (
 // is: a handler reading the cookies into a map (the last wins) would work on
 // the order the lock does not hold. The same value twice is one key.
 func TestCookieKeyRepeated(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	keys := &keyLog{}
 	lock := keys.lockFunc(env)

@@ -19,6 +19,7 @@ import (
 // client, still there, gets the 503 with Retry-After (RetryAfter), as every
 // 503 of the middleware carries one, so that it does not retry at once.
 func TestDeadlineDuringWaitRetryAfter(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	holder := env.Lock(t, locks, env.Prefix+"7")
@@ -41,6 +42,7 @@ func TestDeadlineDuringWaitRetryAfter(t *testing.T) {
 // TestLockLostRetryAfter: the 503 answered for a lock lost before the
 // handler answered carries Retry-After too: the request may be retried.
 func TestLockLostRetryAfter(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	e := echo.New()

@@ -29,6 +29,7 @@ type dialerKey struct{}
 // canceled", taken for an unreachable Redis: with FailOpen the handler ran
 // without its lock (503 without).
 func TestFailOpenDialCanceledByOther(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	var gated atomic.Bool
 	dialing := make(chan bool, 16)

@@ -111,6 +111,7 @@ func (l *keyLog) joined() string {
 }
 
 func TestOutcomes(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	e := echo.New()
@@ -209,6 +210,7 @@ func TestOutcomes(t *testing.T) {
 }
 
 func TestContendedWaitAndLocked(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	e := echo.New()
@@ -237,6 +239,7 @@ func TestContendedWaitAndLocked(t *testing.T) {
 }
 
 func TestRedisDown(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	var ran atomic.Int64
@@ -257,6 +260,7 @@ func TestRedisDown(t *testing.T) {
 }
 
 func TestLockLost(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	e := echo.New()
@@ -321,6 +325,7 @@ func TestLockLost(t *testing.T) {
 }
 
 func TestPanicReleases(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	e.Use(recoverer)
@@ -338,6 +343,7 @@ func TestPanicReleases(t *testing.T) {
 }
 
 func TestReentrantUnderHandler(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	e := echo.New()
@@ -363,6 +369,7 @@ func TestReentrantUnderHandler(t *testing.T) {
 // fifth of them failing or panicking, and checks the handler never ran twice
 // at once for a key and no lock key is left behind.
 func TestThousandRequests(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	e.Use(recoverer)
@@ -417,6 +424,7 @@ func TestThousandRequests(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
+	t.Parallel()
 	if _, err := (echolock.LockConfig{}).ToMiddleware(); err == nil {
 		t.Error("missing Lock accepted")
 	}
@@ -431,6 +439,7 @@ func TestConfig(t *testing.T) {
 }
 
 func TestClientConfig(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t, scriptlock.WithKeyPrefix(""))
 	e := echo.New()
 	h := func(c echo.Context) error {
@@ -459,6 +468,7 @@ func TestClientConfig(t *testing.T) {
 // TestErrorHandler: the hook sees every refusal with its cause and decides
 // the answer; the handler never runs for a refused request.
 func TestErrorHandler(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	var seen []error

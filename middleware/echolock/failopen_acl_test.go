@@ -19,6 +19,7 @@ import (
 // handler does not run. It ran without the lock, so a wrong ACL silently
 // turned mutual exclusion off for every request.
 func TestFailOpenNotOnACLDenial(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	if err := node.Do(t, "ACL", "SETUSER", "noscripts", "on", "nopass", "~*", "&*", "+@all", "-evalsha", "-eval", "-evalsha_ro", "-eval_ro").Error(); err != nil {
 		t.Fatal(err)
@@ -49,6 +50,7 @@ func TestFailOpenNotOnACLDenial(t *testing.T) {
 // script can't ...", not NOPERM. That Redis is reachable all the same: with
 // FailOpen, the request answers 503 and the handler does not run.
 func TestFailOpenNotOnScriptACLDenial(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	for name, rules := range map[string][]string{
 		// The lock keys of this test only: the lock's companion keys

@@ -18,6 +18,7 @@ import (
 // its lock until someone fixed the key. The request answers 503 and the
 // handler does not run.
 func TestFailOpenNotOnBadFenceCounter(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	lc, err := scriptlock.New(node.Client(t))
 	if err != nil {

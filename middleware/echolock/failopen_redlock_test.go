@@ -22,6 +22,7 @@ import (
 // FailOpen the request answers 503 and the handler does not run. It ran
 // without the lock, as only the first node's refusal was looked at.
 func TestFailOpenNotOnRedLockACLDenial(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := make([]*scriptlock.Client, len(nodes))
 	for i, node := range nodes {

@@ -18,6 +18,7 @@ import (
 // renamed answers) is no unreachable Redis: the request answers 503 and the
 // handler does not run.
 func TestFailOpenNotOnErrorReply(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t, redistest.WithArgs("--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""))
 	lc, err := scriptlock.New(node.Client(t))
 	if err != nil {

@@ -32,6 +32,7 @@ func flushedThenLost(env *mwtest.Env, t *testing.T, runs *atomic.Int64) echo.Han
 // start of the answer (200): a lock lost after them adds no error body to the
 // stream the client has.
 func TestLockLostAfterFlushedHeaders(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	var runs atomic.Int64
@@ -47,6 +48,7 @@ func TestLockLostAfterFlushedHeaders(t *testing.T) {
 // TestIdempotencyLockLostAfterFlushedHeaders: the same behind Idempotency:
 // the stream the client got is stored and replayed, not run again.
 func TestIdempotencyLockLostAfterFlushedHeaders(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))

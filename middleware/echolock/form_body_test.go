@@ -20,6 +20,7 @@ import (
 // fingerprint is taken. The same key with another form must still answer
 // 422, not replay the first form's response.
 func TestIdempotencyFormReadBefore(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var runs atomic.Int64
 	e := echo.New()
@@ -53,6 +54,7 @@ func TestIdempotencyFormReadBefore(t *testing.T) {
 // TestIdempotencyMultipartReadBefore: as TestIdempotencyFormReadBefore, with
 // a multipart form whose requests differ only in an uploaded file.
 func TestIdempotencyMultipartReadBefore(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var runs atomic.Int64
 	e := echo.New()

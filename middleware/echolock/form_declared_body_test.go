@@ -19,6 +19,7 @@ import (
 // another key than the query string's is refused (400, nothing locked):
 // the request would lock one order while the handler worked on another.
 func TestFormKeyBodyDeclaredOtherwise(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	keys := &keyLog{}
 	lock := keys.lockFunc(env)

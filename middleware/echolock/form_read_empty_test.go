@@ -20,6 +20,7 @@ import (
 // as a body read otherwise by a middleware in front, a server
 // misconfiguration.
 func TestIdempotencyFormReadBeforeNoValues(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var runs atomic.Int64
 	e := echo.New()

@@ -17,6 +17,7 @@ import (
 // and a body over an enclosing BodyLimit do: the key is not invalid, the
 // body is too large to read it from.
 func TestFormKeyBodyTooLarge(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var ran atomic.Int64
 	e := echo.New()

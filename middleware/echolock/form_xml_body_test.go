@@ -21,6 +21,7 @@ import (
 // as a JSON body without the key does; the handler binding it works on the
 // order the request locked.
 func TestFormKeyXMLBody(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	keys := &keyLog{}
 	lock := keys.lockFunc(env)

@@ -20,6 +20,7 @@ import (
 // Retry-After as it is for a Mutex, not 409, which would tell the client
 // that another request holds locks no one holds.
 func TestFrozenRedisWaitMultiLockUnavailable(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	lc, err := scriptlock.New(px.Client(t))

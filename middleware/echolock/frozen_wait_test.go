@@ -21,6 +21,7 @@ import (
 // Retry-After (the handler runs with FailOpen), not 409, which would tell
 // the client that another request holds the lock.
 func TestFrozenRedisWaitUnavailable(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	lc, err := scriptlock.New(px.Client(t))

@@ -20,6 +20,7 @@ import (
 // context, and the middleware then returns what the handler returned, not
 // a 503 that Echo would try to write on the connection it no longer owns.
 func TestLockLostAfterHijack(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	got := make(chan error, 1)

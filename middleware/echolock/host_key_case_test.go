@@ -21,6 +21,7 @@ import (
 // https are both dropped (a proxy in front may have ended TLS). Another
 // port is another key.
 func TestHostHeaderKeySpellings(t *testing.T) {
+	t.Parallel()
 	checkHostSpellings(t, []string{"shop-a.example", "[2001:db8::a]"}, "host is",
 		[]string{"SHOP-A.example", "Shop-A.Example", "shop-a.example:80", "shop-a.example:", "[2001:DB8::A]", "[2001:db8::a]:80", "shop-a.example:443"},
 		[]string{"shop-a.example:8080", "shop-b.example"})

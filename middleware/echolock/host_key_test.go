@@ -16,6 +16,7 @@ import (
 // map into Request.Host, so the lookup found nothing in any request and
 // answered every one 400 lock key missing.
 func TestHostHeaderKey(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	keys := &keyLog{}
 	lock := keys.lockFunc(env)

@@ -20,6 +20,7 @@ import (
 // body the first pass handed the handler was left read, so the second pass
 // was refused with 500 and logged as a body a middleware in front had read.
 func TestIdempotencyCalledAgainBodyRead(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

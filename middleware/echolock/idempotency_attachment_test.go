@@ -19,6 +19,7 @@ import (
 // without it a browser shows the receipt inline, or saves it under another
 // name.
 func TestIdempotencyReplayAttachment(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	file := filepath.Join(t.TempDir(), "r.txt")

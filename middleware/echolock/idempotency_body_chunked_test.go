@@ -40,6 +40,7 @@ func chunked(t *testing.T, srv interface{ Client() *http.Client }, url, body, ke
 // a body that a middleware in front read to its end is refused (500), never
 // fingerprinted as empty. An empty chunked body nobody read runs.
 func TestIdempotencyChunkedBodyReadInFront(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

@@ -19,6 +19,7 @@ import (
 // which the same key with another payload (another amount) would have been
 // answered with the first payload's stored response.
 func TestIdempotencyBodyReadInFront(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

@@ -21,6 +21,7 @@ import (
 // run and replayed like any request, not refused with 500 as a body a
 // middleware in front had read.
 func TestIdempotencyEncodedEmptyBody(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

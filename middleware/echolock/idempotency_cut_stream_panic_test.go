@@ -20,6 +20,7 @@ import (
 // returns: the key is kept and a retry gets 409, not that part replayed as
 // the whole answer.
 func TestIdempotencyStreamCutByClientThenPanic(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	returned := make(chan struct{}, 1)

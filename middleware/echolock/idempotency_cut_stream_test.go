@@ -22,6 +22,7 @@ import (
 // replayed as the whole answer. An answer begun after the client left is
 // whole: stored and replayed.
 func TestIdempotencyStreamCutByClient(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	returned, started := make(chan struct{}, 1), make(chan struct{}, 1)

@@ -19,6 +19,7 @@ import (
 // without a key is; the Idempotency middleware answered it itself first,
 // with Echo's 500 for a bare error. Nothing is stored: the retry runs.
 func TestIdempotencyDeadlineAnsweredFurtherOut(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

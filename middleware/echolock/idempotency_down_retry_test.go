@@ -15,6 +15,7 @@ import (
 // the answer a client gets when Redis is down, and one honouring Retry-After
 // retries instead of giving up or hammering the server.
 func TestIdempotencyStoreDownRetryAfter(t *testing.T) {
+	t.Parallel()
 	srv, node := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	node.Kill()
 	r := do(t, srv, "POST", "/charges", "b", "Idempotency-Key", "k")

@@ -18,6 +18,7 @@ import (
 // nor run again. A handler that sent only the 103 answers the empty 200
 // net/http sends for it, stored like any other answer.
 func TestIdempotencyEarlyHintsThroughEcho(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		runs.Add(1)

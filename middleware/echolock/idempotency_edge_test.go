@@ -26,6 +26,8 @@ import (
 // 503 and nothing is stored, so the request never runs twice at once: a
 // handler that stops on its context has stopped before a retry can run.
 func TestIdempotencyClaimLost(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	env := mwtest.New(t)
 	store := env.Store(t, idempotency.WithClaimTTL(300*time.Millisecond))
 	var (
@@ -91,6 +93,7 @@ func TestIdempotencyClaimLost(t *testing.T) {
 // the handler's too: a replay to a client that does not take gzip must not
 // say Content-Encoding: gzip.
 func TestIdempotencyReplayedHeadersMatchBody(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	e := echo.New()
@@ -121,6 +124,7 @@ func TestIdempotencyReplayedHeadersMatchBody(t *testing.T) {
 // writing answers 200 with an empty body; that is its outcome, stored like
 // any other, not a reason to run it again on every retry.
 func TestIdempotencyEmptyAnswerStored(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64
@@ -148,6 +152,7 @@ func TestIdempotencyEmptyAnswerStored(t *testing.T) {
 // middleware for its key (400, 413) never ran, so nothing of it stays in
 // Redis, whatever the store predicate says.
 func TestIdempotencyBadLockKeyLeavesNothing(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64
@@ -198,6 +203,7 @@ func TestIdempotencyBadLockKeyLeavesNothing(t *testing.T) {
 // exactly the stored values, once, replacing what the outer middleware set
 // under that name, and leaves the outer middleware's other headers alone.
 func TestIdempotencyReplayReplacesHeaders(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	e := echo.New()

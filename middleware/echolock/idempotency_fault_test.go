@@ -20,6 +20,7 @@ import (
 // duplicate gets it replayed and the charge never runs a second time; until
 // then a duplicate answers 409.
 func TestIdempotencyCompleteAfterRedisRestart(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t, redistest.WithAOF())
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
 		idempotency.WithTimeout(300*time.Millisecond))
@@ -67,6 +68,7 @@ func TestIdempotencyCompleteAfterRedisRestart(t *testing.T) {
 // has that answer stored, so a retry gets it replayed instead of running the
 // charge again.
 func TestIdempotencyPanicAfterAnswer(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64
@@ -113,6 +115,7 @@ func TestIdempotencyPanicAfterAnswer(t *testing.T) {
 // stored is what the client was sent: its 503 is not stored (the retry runs),
 // its 201 is replayed as 201.
 func TestIdempotencyStatusWrittenPastEcho(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64
@@ -148,6 +151,8 @@ func TestIdempotencyStatusWrittenPastEcho(t *testing.T) {
 // duplicates get it replayed, and it never runs twice; a request with a new
 // key gets 503 and leaves nothing in Redis.
 func TestIdempotencyRedisFull(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	node := redistest.Server(t)
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
 		idempotency.WithClaimTTL(500*time.Millisecond))

@@ -28,6 +28,7 @@ func (u *unwrapOnly) Unwrap() http.ResponseWriter { return u.w }
 // http.ResponseController, which finds it): the client reads the first event
 // while the handler still runs.
 func TestIdempotencyFlushThroughUnwrap(t *testing.T) {
+	t.Parallel()
 	got := make(chan struct{})
 	store := plainStore(t)
 	e := echo.New()

@@ -18,6 +18,7 @@ import (
 // and gone did not have it cut short. It is stored and replayed, not refused
 // with 409 as an answer its client left mid-way.
 func TestIdempotencyHeadAnswerThenClientLeft(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	returned := make(chan struct{}, 1)

@@ -18,6 +18,7 @@ import (
 // stored and replayed like any other. The attempt alone used to mark the
 // answer unreplayable, so every retry got 409 for the whole TTL.
 func TestIdempotencyHijackRefused(t *testing.T) {
+	t.Parallel()
 	store := plainStore(t)
 	var runs atomic.Int64
 	e := echo.New()

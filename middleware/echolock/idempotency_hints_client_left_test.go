@@ -22,6 +22,7 @@ import (
 // it gave. The key is kept and a retry gets 409, as for a stream cut short,
 // not that empty 200 replayed as the request's success.
 func TestIdempotencyEarlyHintsThenClientLeft(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	returned := make(chan struct{}, 1)

@@ -16,6 +16,7 @@ import (
 // finds the key claimed again, or its answer stored: the claim of the first
 // call, released or completed, does not let the second run without one.
 func TestIdempotencyNestedCalledAgain(t *testing.T) {
+	t.Parallel()
 	store := plainStore(t)
 	var runs atomic.Int64
 	e := echo.New()

@@ -16,6 +16,7 @@ import (
 // changed is a new request to the outer middleware but the same one to the
 // inner, which replays the answer instead of running the handler again.
 func TestIdempotencyNestedOtherScope(t *testing.T) {
+	t.Parallel()
 	store := plainStore(t)
 	inner, err := echolock.IdempotencyConfig{Store: store, Scope: func(c echo.Context) string {
 		return c.Request().Header.Get("X-Tenant")
@@ -46,6 +47,7 @@ func TestIdempotencyNestedOtherScope(t *testing.T) {
 // runs the request under the outer one's claim still refuses a body over its
 // own MaxBodyBytes (413), as it does alone.
 func TestIdempotencyNestedOwnBodyLimit(t *testing.T) {
+	t.Parallel()
 	store := plainStore(t)
 	inner, err := echolock.IdempotencyConfig{Store: store, MaxBodyBytes: 8}.ToMiddleware()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // the outer one held and answered 409 "in flight" to every request with a
 // key, its retries included, so the handler never ran.
 func TestIdempotencyNested(t *testing.T) {
+	t.Parallel()
 	store := plainStore(t)
 	var runs atomic.Int64
 	e := echo.New()

@@ -20,6 +20,8 @@ import (
 // reservation ended by a server-side request deadline (ContextTimeout) while
 // Redis did not answer, the client still waiting for the answer.
 func TestIdempotency503RetryAfter(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	t.Run("claim lost", func(t *testing.T) {
 		env := mwtest.New(t)
 		store := env.Store(t, idempotency.WithClaimTTL(300*time.Millisecond))

@@ -22,6 +22,7 @@ import (
 // lock middleware, does not mark the handler's answer as one, nor does its
 // Retry-After stay on it.
 func TestIdempotencyRetryAfterContended(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	locks := env.LockFunc()

@@ -16,6 +16,7 @@ import (
 // stored, so a replayed 405 came without Allow and a replayed 401 without
 // its challenge.
 func TestIdempotencyReplayKeepsStatusHeaders(t *testing.T) {
+	t.Parallel()
 	store := plainStore(t)
 	e := echo.New()
 	e.Use(echolock.Idempotency(store))

@@ -20,6 +20,7 @@ import (
 // as with Idempotency in front of the lock, not taken for one cut short by
 // its client leaving (the key kept, a retry answered 409).
 func TestIdempotencyBehindLockLostMidStream(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))

@@ -35,6 +35,7 @@ func idemServer(t *testing.T, cfg echolock.IdempotencyConfig, h echo.HandlerFunc
 }
 
 func TestIdempotencyReplay(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		n := runs.Add(1)
@@ -78,6 +79,7 @@ func TestIdempotencyReplay(t *testing.T) {
 }
 
 func TestIdempotencyRequired(t *testing.T) {
+	t.Parallel()
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{Required: true}, func(c echo.Context) error { return c.NoContent(204) })
 	if r := do(t, srv, "POST", "/charges", "x"); r.code != http.StatusBadRequest {
 		t.Errorf("missing key: %d, want 400", r.code)
@@ -85,6 +87,7 @@ func TestIdempotencyRequired(t *testing.T) {
 }
 
 func TestIdempotencyServerErrorNotStored(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		switch runs.Add(1) {
@@ -106,6 +109,7 @@ func TestIdempotencyServerErrorNotStored(t *testing.T) {
 }
 
 func TestIdempotencyOversizeResponse(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{MaxResponseBytes: 10}, func(c echo.Context) error {
 		runs.Add(1)
@@ -125,6 +129,7 @@ func TestIdempotencyOversizeResponse(t *testing.T) {
 // TestIdempotencyConcurrent sends 50 identical requests with one key at once:
 // the handler runs exactly once; the others get the replay or 409.
 func TestIdempotencyConcurrent(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		runs.Add(1)
@@ -162,6 +167,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 }
 
 func TestIdempotencyStoreDown(t *testing.T) {
+	t.Parallel()
 	srv, node := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error { return c.NoContent(204) })
 	node.Kill()
 	if r := do(t, srv, "POST", "/charges", "b", "Idempotency-Key", "k"); r.code != http.StatusServiceUnavailable {

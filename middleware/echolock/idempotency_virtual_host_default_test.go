@@ -20,6 +20,7 @@ import (
 // handler never running), and the other way round. A record an earlier
 // release stored for the default router's route is still replayed to it.
 func TestIdempotencyVirtualHostAndDefaultRouter(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runsA, runsDefault atomic.Int64

@@ -21,6 +21,7 @@ import (
 // running. A path only one router serves, or a fingerprint that counts the
 // Host header, says whose record it is: that record is still replayed.
 func TestIdempotencyVirtualHostEarlierRecordAmbiguous(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runsA, runsDefault, runsRefund atomic.Int64

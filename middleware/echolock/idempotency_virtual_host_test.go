@@ -19,6 +19,7 @@ import (
 // client a request ran that never did. A retry on the same host still gets
 // the replay, and hosts the default router serves share its route.
 func TestIdempotencyVirtualHostRoute(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runsA, runsB, runsDefault atomic.Int64

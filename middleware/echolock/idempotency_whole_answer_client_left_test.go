@@ -18,6 +18,7 @@ import (
 // not have its answer cut short: the client got it whole, so it is stored
 // and replayed, not refused with 409 as one the client left mid-stream.
 func TestIdempotencyWholeAnswerThenClientLeft(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	returned := make(chan struct{}, 1)

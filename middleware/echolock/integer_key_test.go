@@ -18,6 +18,7 @@ import (
 // its own, so a request on "/orders/042" ran beside one holding order 42.
 // Every spelling of an integer now takes the lock of its plain decimal.
 func TestIntegerKeySpellings(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	ran := make(chan string, 16)

@@ -20,6 +20,7 @@ import (
 // uuid column works on the UUID whose dashed spelling must take the same
 // lock too.
 func TestIntegerKeyThatIsAlsoUUID(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	ran := make(chan string, 16)

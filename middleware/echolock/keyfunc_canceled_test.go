@@ -20,6 +20,7 @@ import (
 // reported as canceled, not as a key the client got wrong: key_invalid
 // counts bad input, and the client sent none.
 func TestKeyFuncClientGone(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var out outcomes
 	var answered error

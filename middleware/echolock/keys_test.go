@@ -21,6 +21,7 @@ import (
 // spell the same order differently: each must meet the held lock (409),
 // never run beside it. Spellings a handler could read two ways are refused.
 func TestOneKeyPerOrder(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	ran := make(chan string, 16)
@@ -95,6 +96,7 @@ func TestOneKeyPerOrder(t *testing.T) {
 // one order must take the same lock: a request on "/orders/123" holds it,
 // and one on "/orders/%31%32%33" meets it instead of running beside it.
 func TestPathParamSpellings(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	var holding atomic.Bool
@@ -169,6 +171,7 @@ func TestPathParamSpellings(t *testing.T) {
 // RawPath set by a rewrite in front of the router, say) is refused with 400
 // before anything reaches Redis.
 func TestPathParamBadEscape(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

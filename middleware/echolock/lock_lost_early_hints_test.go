@@ -18,6 +18,7 @@ import (
 // answer. It used to pass for one, and the client got the empty 200 net/http
 // sends for a handler that answered nothing, as if its request had been done.
 func TestLockLostAfterEarlyHints(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	e := echo.New()

@@ -18,6 +18,7 @@ import (
 // FailOpen says; one that fails otherwise answers 503. Invalid lock options
 // fail at setup.
 func TestLockFuncErrors(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	h := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
@@ -44,6 +45,7 @@ func TestLockFuncErrors(t *testing.T) {
 // lock kind, a lock that cannot be re-entered, invalid options) answers 503
 // and the handler does not run.
 func TestFailOpenOnlyWhenUnreachable(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	var ran atomic.Int64

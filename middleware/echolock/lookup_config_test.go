@@ -12,6 +12,7 @@ import (
 // would answer every request 400 as if the client had left the key out. It
 // fails ToMiddleware, as grpclock's constructors refuse Field("a..b").
 func TestKeyLookupNamesNothing(t *testing.T) {
+	t.Parallel()
 	lf := func(string) (scriptlock.Locker, error) { return nil, nil }
 	for _, lookup := range []string{"json:order.", "json:.id", "json:a..b", "header:X-Order Id", "header:X-Order-Id:", "cookie:a b"} {
 		if _, err := (echolock.LockConfig{Lock: lf, KeyLookup: lookup}).ToMiddleware(); err == nil {

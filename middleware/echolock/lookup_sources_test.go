@@ -18,6 +18,7 @@ import (
 // body that is JSON is read whatever its Content-Type, as a handler decoding
 // it would.
 func TestLookupListNonJSONBody(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	keys := &keyLog{}
 	lock := keys.lockFunc(env)

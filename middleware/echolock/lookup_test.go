@@ -10,6 +10,7 @@ import (
 )
 
 func TestJSONLookup(t *testing.T) {
+	t.Parallel()
 	path := []string{"order", "id"}
 	cases := []struct {
 		body, want string

@@ -16,6 +16,7 @@ import (
 // ErrorHandler (which gets it as the HTTPError's Internal) can tell what was
 // wrong with the body.
 func TestJSONLookupWrapsCause(t *testing.T) {
+	t.Parallel()
 	path := []string{"order", "id"}
 	syntax := func(err error) bool {
 		var se *json.SyntaxError

@@ -18,6 +18,7 @@ import (
 // the body for a json: key like any other limit does; it read nothing
 // (maxBody+1 overflowed), so every request answered 400 "lock key missing".
 func TestMaxBodyBytesUnbounded(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	e.POST("/orders", func(c echo.Context) error {
@@ -45,6 +46,7 @@ func TestMaxBodyBytesUnbounded(t *testing.T) {
 // overflowed): the handler got an empty body, and the same key with another
 // body was replayed the first body's response instead of answering 422.
 func TestIdempotencyMaxBodyBytesUnbounded(t *testing.T) {
+	t.Parallel()
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{MaxBodyBytes: math.MaxInt64}, func(c echo.Context) error {
 		b, _ := io.ReadAll(c.Request().Body)
 		return c.String(http.StatusCreated, "charged "+string(b))

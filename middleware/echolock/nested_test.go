@@ -20,6 +20,7 @@ import (
 // blocked on the request's own lock (409 after the wait, or forever).
 // An owner put in the context by other code is still not taken over.
 func TestNestedLockMiddlewares(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	e := echo.New()

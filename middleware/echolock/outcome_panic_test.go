@@ -16,6 +16,7 @@ import (
 // middleware does not skip, one whose handler panicked under the lock
 // included (locked); it got nothing for it.
 func TestOnOutcomePanic(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var out outcomes
 	e := echo.New()

@@ -41,6 +41,7 @@ func (o *outcomes) take() []scriptlock.RequestOutcome {
 }
 
 func TestOnOutcome(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var out outcomes
@@ -77,6 +78,7 @@ func TestOnOutcome(t *testing.T) {
 }
 
 func TestIdempotencyOnOutcome(t *testing.T) {
+	t.Parallel()
 	var out outcomes
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{OnOutcome: out.report}, func(c echo.Context) error {
 		return c.NoContent(201)
@@ -93,6 +95,7 @@ func TestIdempotencyOnOutcome(t *testing.T) {
 }
 
 func TestIdempotencyOnOutcomeOverBudget(t *testing.T) {
+	t.Parallel()
 	store := plainStore(t, idempotency.WithMaxBytesPerScope(512))
 	var out outcomes
 	e := echo.New()
@@ -114,6 +117,7 @@ func TestIdempotencyOnOutcomeOverBudget(t *testing.T) {
 // MaxBodyBytes or a body limit in front: 413; unreadable: 400) is reported
 // too, so that the refusals show in the metrics.
 func TestIdempotencyOnOutcomeBodyRefused(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var out outcomes
 	e := echo.New()
@@ -153,6 +157,7 @@ func TestIdempotencyOnOutcomeBodyRefused(t *testing.T) {
 // whose response was too large to store gets 409 and no replay, so it is
 // counted as a conflict, not as replayed.
 func TestIdempotencyOnOutcomeNotReplayable(t *testing.T) {
+	t.Parallel()
 	var out outcomes
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{MaxResponseBytes: 10, OnOutcome: out.report}, func(c echo.Context) error {
 		return c.String(http.StatusOK, strings.Repeat("x", 11))

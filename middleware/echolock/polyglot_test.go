@@ -21,6 +21,7 @@ import (
 // that is no such form (sent with a form Content-Type, as curl -d does)
 // keeps its JSON key.
 func TestJSONLookupPolyglotBody(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	type order struct {
 		ID string `json:"id" form:"id" xml:"id"`

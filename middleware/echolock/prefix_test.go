@@ -12,6 +12,7 @@ import (
 // makes every lock name invalid. It fails at startup, not as a 400 blaming
 // each client's key; a prefix with a complete tag is accepted.
 func TestKeyPrefixHashTag(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	for _, p := range []string{"orders{", "orders{}:", "orders}:", "a}{b:"} {
 		if _, err := (echolock.LockConfig{Client: env.Locks, KeyPrefix: p}).ToMiddleware(); err == nil {
@@ -32,6 +33,7 @@ func TestKeyPrefixHashTag(t *testing.T) {
 // startup, not as a 400 blaming each client's key: the lock options were
 // checked on the name "probe", without the prefix.
 func TestKeyPrefixCompanion(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	for _, p := range []string{"redisson_lock_token:", "scriptlock_fair_queue:app:"} {
 		if _, err := (echolock.LockConfig{Client: env.Locks, KeyPrefix: p}).ToMiddleware(); err == nil {

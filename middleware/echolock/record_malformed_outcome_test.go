@@ -17,6 +17,7 @@ import (
 // 503 and is reported as the store's other 503 answers are, never as a
 // replay, which the client did not get; the request does not run again.
 func TestIdempotencyRecordMalformedOutcome(t *testing.T) {
+	t.Parallel()
 	var out outcomes
 	var runs atomic.Int64
 	srv, node := idemServer(t, echolock.IdempotencyConfig{OnOutcome: out.report}, func(c echo.Context) error {

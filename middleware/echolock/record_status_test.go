@@ -17,6 +17,7 @@ import (
 // with an invalid header: 503 without a replay, not a panic in net/http's
 // WriteHeader. The request does not run again.
 func TestIdempotencyRecordStatusMalformed(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, node := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		runs.Add(1)

@@ -16,6 +16,7 @@ import (
 // replay, which the client did not get), and left as it is, so that the
 // retry gets the stored response once an instance that reads it answers.
 func TestIdempotencyRecordLaterVersionKept(t *testing.T) {
+	t.Parallel()
 	var out outcomes
 	srv, node := idemServer(t, echolock.IdempotencyConfig{OnOutcome: out.report}, func(c echo.Context) error {
 		c.Response().Header().Set("Location", "/charges/1")

@@ -15,6 +15,7 @@ import (
 // instance that reads it replays it to the retry), and the request never runs
 // twice; optional sections a later version appended are ignored.
 func TestIdempotencyRecordLaterVersion(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, node := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		runs.Add(1)

@@ -20,6 +20,7 @@ import (
 // that stopped answering for no longer than the Client's release timeout;
 // the failed release is logged.
 func TestReleaseStallBounded(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	lc, err := scriptlock.New(px.Client(t), scriptlock.WithReleaseTimeout(time.Second))

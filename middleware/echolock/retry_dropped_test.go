@@ -39,6 +39,7 @@ func (s *syncBuffer) String() string {
 // as an error (it is lost: a retry after the claim TTL runs again), not as a
 // warning that it will be stored later.
 func TestIdempotencyRetryDroppedLogged(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
 		idempotency.WithTimeout(300*time.Millisecond), idempotency.WithMaxBackgroundRetries(0))

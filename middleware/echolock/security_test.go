@@ -22,6 +22,7 @@ import (
 // caller who made it; callers without credentials share one anonymous scope
 // that never sees an authenticated caller's records.
 func TestIdempotencyScopedToCaller(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	h := func(c echo.Context) error {
 		n := runs.Add(1)
@@ -91,6 +92,7 @@ func TestIdempotencyScopedToCaller(t *testing.T) {
 // order's lock was held, or 429/503 by the handler, leaves its key usable, so
 // the retry runs.
 func TestIdempotencyStoresFinalOutcomesOnly(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store, err := idempotency.NewStore(env.Redis, idempotency.WithPrefix(env.Prefix+"idem:"))
 	if err != nil {
@@ -169,6 +171,7 @@ func TestIdempotencyStoresFinalOutcomesOnly(t *testing.T) {
 // back within the store timeout answers 503 and is undone, so the retry once
 // Redis answers again runs instead of getting 409 for the claim TTL.
 func TestIdempotencyStalledReserve(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	const timeout = 300 * time.Millisecond
 	store, err := idempotency.NewStore(env.Node.Client(t), idempotency.WithPrefix(env.Prefix), idempotency.WithTimeout(timeout))
@@ -219,6 +222,7 @@ func TestIdempotencyStalledReserve(t *testing.T) {
 // Redis keep more than its scope's budget; other callers are unaffected, and
 // the budget comes back as records expire.
 func TestIdempotencyBudgetPerCaller(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const budget, body = 8 << 10, 1 << 10
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),

@@ -17,6 +17,7 @@ import (
 // refuses as malformed, which would answer every retry 503 for the whole
 // TTL, the request neither replayed nor run again.
 func TestIdempotencyStoredHeaderNewline(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, _ := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		runs.Add(1)

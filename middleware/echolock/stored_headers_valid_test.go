@@ -42,6 +42,7 @@ func TestIdempotencyStoredHeadersInvalidName(t *testing.T) {
 // break, a NUL), is a malformed record: 503 without a replay, and nothing of
 // it written into the response. The request does not run again.
 func TestIdempotencyStoredHeaderMalformed(t *testing.T) {
+	t.Parallel()
 	var runs atomic.Int64
 	srv, node := idemServer(t, echolock.IdempotencyConfig{}, func(c echo.Context) error {
 		runs.Add(1)

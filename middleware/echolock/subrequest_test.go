@@ -21,6 +21,7 @@ import (
 // for two lock middlewares in the chain of one request, took the batch's
 // owner for both, so they re-entered one lock and ran at once.
 func TestSubRequestsDoNotShareOwner(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	e := echo.New()

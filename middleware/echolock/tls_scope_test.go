@@ -49,6 +49,7 @@ func clientCert(t *testing.T, name string) tls.Certificate {
 // its clients by TLS certificate, a stored response replays only to the
 // client whose certificate made it, as on gRPC.
 func TestIdempotencyScopedToClientCertificate(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var runs atomic.Int64
 	e := echo.New()

@@ -16,6 +16,7 @@ import (
 // contended answer does: a client or a load balancer honouring it retries
 // instead of giving up or hammering the server.
 func TestRedisDownRetryAfter(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	h := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }

@@ -18,6 +18,7 @@ import (
 // request naming the UUID in capitals ran beside one holding it. Every
 // spelling of a UUID now takes the lock of its lower-case dashed form.
 func TestUUIDKeySpellings(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	e := echo.New()
 	ran := make(chan string, 16)
