@@ -16,6 +16,7 @@ import (
 // invalid key, as any other metadata key is; lower-casing it must not turn
 // its bad bytes into U+FFFD, a key that two different hosts share.
 func TestAuthorityKeyInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	ctx := context.Background()

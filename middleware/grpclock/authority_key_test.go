@@ -18,6 +18,7 @@ import (
 // the site shop-a.example and waits for its lock; another port or host is
 // another key.
 func TestAuthorityKeySpellings(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	ctx := context.Background()

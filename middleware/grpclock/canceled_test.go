@@ -18,6 +18,7 @@ import (
 // reserved is reported as canceled and answered with the context's code,
 // not as a Redis outage logged at ERROR: Redis is fine.
 func TestIdempotencyClientGoneNotRedisDown(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var got []scriptlock.RequestOutcome
 	icpt := grpclock.IdempotencyUnaryServerInterceptor(store,

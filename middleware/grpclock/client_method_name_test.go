@@ -12,6 +12,7 @@ import (
 // server that does not require keys. Its constructor refuses the name, as
 // the server interceptor's does.
 func TestClientIdempotentMethodNotFullName(t *testing.T) {
+	t.Parallel()
 	for _, m := range []string{"Pay", "grpclocktest.Orders/Pay", "/grpclocktest.Orders/", ""} {
 		if p := panics(func() { grpclock.IdempotencyUnaryClientInterceptor(grpclock.WithIdempotentMethods(m)) }); p == nil {
 			t.Errorf("client interceptor with WithIdempotentMethods(%q): built", m)

@@ -20,6 +20,7 @@ import (
 // runs with WithFailOpen), not Aborted, which would tell the client that
 // another call holds the lock.
 func TestFrozenRedisWaitUnavailable(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	lc, err := scriptlock.New(px.Client(t))

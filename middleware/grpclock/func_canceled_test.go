@@ -19,6 +19,7 @@ import (
 // the call with the context's code and is reported as canceled, not as
 // InvalidArgument and key_invalid: the client sent no bad key.
 func TestFuncKeyClientGone(t *testing.T) {
+	t.Parallel()
 	lock := grpclock.LockFunc(func(string) (scriptlock.Locker, error) { t.Error("lock taken"); return nil, nil })
 	var got []scriptlock.RequestOutcome
 	icpt := grpclock.UnaryServerInterceptor(lock,

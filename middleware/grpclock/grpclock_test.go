@@ -61,6 +61,7 @@ func lockOpts(env *mwtest.Env, extra ...grpclock.Option) []grpclock.Option {
 }
 
 func TestUnaryOutcomes(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	s := &server{unary: fenceReply}
@@ -127,6 +128,7 @@ func TestUnaryOutcomes(t *testing.T) {
 }
 
 func TestUnaryWaitAllMethodsFailOpen(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var ran atomic.Int64
@@ -164,6 +166,7 @@ func TestUnaryWaitAllMethodsFailOpen(t *testing.T) {
 }
 
 func TestUnaryLockLostAndPanic(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	causes := make(chan error, 1)
@@ -201,6 +204,7 @@ func TestUnaryLockLostAndPanic(t *testing.T) {
 }
 
 func TestStream(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var overlap, inside atomic.Int32
@@ -279,6 +283,7 @@ func TestStream(t *testing.T) {
 }
 
 func TestStreamLockLost(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	causes := make(chan error, 1)
@@ -320,6 +325,7 @@ func TestStreamLockLost(t *testing.T) {
 // lock: a request whose lock name is held by another kind of lock fails with
 // Unavailable and the handler does not run.
 func TestFailOpenOnlyWhenUnreachable(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var ran atomic.Int64

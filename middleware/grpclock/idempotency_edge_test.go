@@ -26,6 +26,8 @@ import (
 // handler's context ends with idempotency.ErrClaimLost, the client gets
 // Aborted and nothing is stored, so the retry runs.
 func TestIdempotencyClaimLostGRPC(t *testing.T) {
+	// Not parallel: its claim is renewed against sub-second deadlines, which
+	// other tests' load in this process would put at risk.
 	env := mwtest.New(t)
 	store := env.Store(t, idempotency.WithClaimTTL(300*time.Millisecond))
 	causes := make(chan error, 2)
@@ -66,6 +68,7 @@ func TestIdempotencyClaimLostGRPC(t *testing.T) {
 // nothing was done. The idempotency interceptor in front stores it, so a
 // retry gets it replayed instead of running again.
 func TestLockLostAfterWork(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
@@ -104,6 +107,7 @@ func TestLockLostAfterWork(t *testing.T) {
 // interceptor for its key never ran, so nothing of it stays in Redis, even
 // with a predicate that stores every code.
 func TestIdempotencyBadLockKeyLeavesNothingGRPC(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

@@ -24,6 +24,7 @@ import (
 // gets it replayed and the charge never runs a second time; until then a
 // duplicate fails with Unavailable or Aborted.
 func TestIdempotencyCompleteAfterRedisRestartGRPC(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t, redistest.WithAOF())
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
 		idempotency.WithTimeout(300*time.Millisecond))

@@ -18,6 +18,7 @@ import (
 // keys the server refused every call with InvalidArgument ("given 2 times").
 // Other outgoing metadata is kept.
 func TestWithIdempotencyKeyReplaces(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var seen metadata.MD
 	s := &server{unary: func(ctx context.Context, _ string, _ *dynamicpb.Message) (proto.Message, error) {

@@ -19,6 +19,7 @@ import (
 // changed is a new call to the outer interceptor but the same one to the
 // inner, which replays the response instead of running the handler again.
 func TestIdempotencyNestedOtherScope(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, _ *dynamicpb.Message) (proto.Message, error) {

@@ -19,6 +19,7 @@ import (
 // key the outer one held and answered Aborted "in flight" to every call with
 // a key, so the handler never ran.
 func TestIdempotencyNestedInterceptors(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, _ *dynamicpb.Message) (proto.Message, error) {

@@ -19,6 +19,7 @@ import (
 // retry with the same key gets it replayed, also from a server that never
 // saw a response of the method, and the handler runs once.
 func TestIdempotencyNilResponse(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var runs atomic.Int64
 	s := &server{unary: func(context.Context, string, *dynamicpb.Message) (proto.Message, error) {

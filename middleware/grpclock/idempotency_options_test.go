@@ -17,6 +17,7 @@ import (
 // of zero or less mean their defaults, as a nil WithIdempotencyScope does: the
 // call runs (no nil function called at request time) and is replayed.
 func TestIdempotencyZeroOptions(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {

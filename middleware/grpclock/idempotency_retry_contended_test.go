@@ -23,6 +23,7 @@ import (
 // stored and replayed to the client's retry with the same key: the first
 // attempt's refusal does not mark the handler's error as the lock's.
 func TestIdempotencyRetryAfterContended(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	locks := env.LockFunc()

@@ -36,6 +36,7 @@ func withKey(key string) context.Context {
 }
 
 func TestIdempotencyUnary(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {
@@ -101,6 +102,7 @@ func TestIdempotencyUnary(t *testing.T) {
 // has never seen a response (and whose output type is not in the registry):
 // the stored bytes reach the client unchanged.
 func TestIdempotencyReplayUnknownType(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {
 		return order("x", "nested", 7, "stored"), nil
@@ -124,6 +126,7 @@ func TestIdempotencyReplayUnknownType(t *testing.T) {
 }
 
 func TestIdempotencyConcurrentUnary(t *testing.T) {
+	t.Parallel()
 	store, node := idemStore(t)
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {
@@ -163,6 +166,7 @@ func TestIdempotencyConcurrentUnary(t *testing.T) {
 // TestClientInterceptorReusesKey checks one key per logical call, shared by
 // the attempts of a retrying interceptor placed after it.
 func TestClientInterceptorReusesKey(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var mu sync.Mutex
 	var keys []string

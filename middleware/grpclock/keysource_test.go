@@ -16,6 +16,7 @@ import (
 // the method InvalidArgument "lock key missing" as if the client had left
 // the key out.
 func TestEmptyKeySource(t *testing.T) {
+	t.Parallel()
 	lock := grpclock.LockFunc(func(string) (scriptlock.Locker, error) { return nil, errors.New("unused") })
 	srv := grpc.NewServer()
 	srv.RegisterService(&serviceDesc, &server{})
@@ -53,6 +54,7 @@ func panics(f func()) (p any) {
 // no call, so every call would be answered "lock key missing". It is refused
 // as an empty one is.
 func TestMetadataKeySourceInvalidName(t *testing.T) {
+	t.Parallel()
 	lock := grpclock.LockFunc(func(string) (scriptlock.Locker, error) { return nil, errors.New("unused") })
 	srv := grpc.NewServer()
 	srv.RegisterService(&serviceDesc, &server{})

@@ -33,6 +33,7 @@ func rebuildErrors(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc
 // contended Aborted (stored by a predicate that stores every code) are
 // neither stored nor replayed, so the client's retry runs.
 func TestIdempotencyLockAnswerThroughRebuiltError(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	var runs atomic.Int64

@@ -19,6 +19,7 @@ import (
 // with fail-open; invalid lock options panic at setup, as invalid
 // interceptor options do.
 func TestLockFuncErrors(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	badName := func(key string) (scriptlock.Locker, error) {
 		return nil, fmt.Errorf("scriptlock: mutex %q: %w", key, scriptlock.ErrInvalidName)

@@ -13,6 +13,7 @@ import (
 // meant unlocked, silently unless Validate was called. The interceptor
 // constructors refuse it, as they refuse a key source that names nothing.
 func TestMethodNotFullName(t *testing.T) {
+	t.Parallel()
 	lock := grpclock.LockFunc(func(string) (scriptlock.Locker, error) { return nil, errors.New("unused") })
 	for _, m := range []string{"Pay", "grpclocktest.Orders/Pay", "/grpclocktest.Orders/", "/Pay", "//Pay", ""} {
 		opt := grpclock.WithMethod(m, grpclock.Field("order_id"))
@@ -35,6 +36,7 @@ func TestMethodNotFullName(t *testing.T) {
 // ran it again), silently unless ValidateIdempotency was called. The
 // interceptor constructor refuses it.
 func TestIdempotentMethodNotFullName(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	for _, m := range []string{"Pay", "grpclocktest.Orders/Pay", "/grpclocktest.Orders/"} {
 		if p := panics(func() { grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods(m)) }); p == nil {

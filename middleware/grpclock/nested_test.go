@@ -18,6 +18,7 @@ import (
 // with both locks held, and code under it re-enters either with its
 // context; it blocked on the account lock its own call held.
 func TestNestedInterceptors(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	s := &server{unary: func(ctx context.Context, _ string, req *dynamicpb.Message) (proto.Message, error) {

@@ -13,6 +13,7 @@ import (
 // other invalid options, not with a nil pointer dereference from inside
 // scriptlock.
 func TestNilClient(t *testing.T) {
+	t.Parallel()
 	for name, f := range map[string]func(){
 		"Mutexes":     func() { grpclock.Mutexes(nil) },
 		"FairMutexes": func() { grpclock.FairMutexes(nil) },

@@ -31,6 +31,7 @@ func streamRecovery(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h g
 // interceptor locks, one whose handler panicked under the lock included
 // (locked), unary and streaming; it got nothing for it.
 func TestOutcomePanic(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	var mu sync.Mutex
 	var got []scriptlock.RequestOutcome

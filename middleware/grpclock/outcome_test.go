@@ -19,6 +19,7 @@ import (
 )
 
 func TestWithOutcome(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var mu sync.Mutex
@@ -52,6 +53,7 @@ func TestWithOutcome(t *testing.T) {
 }
 
 func TestWithIdempotencyOutcome(t *testing.T) {
+	t.Parallel()
 	store, node := idemStore(t)
 	var mu sync.Mutex
 	var got []scriptlock.RequestOutcome
@@ -83,6 +85,7 @@ func TestWithIdempotencyOutcome(t *testing.T) {
 // whose response was too large to store gets AlreadyExists and no replay, so
 // it is counted as a conflict, not as replayed.
 func TestWithIdempotencyOutcomeNotReplayable(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var mu sync.Mutex
 	var got []scriptlock.RequestOutcome

@@ -14,6 +14,7 @@ import (
 // client's key: the interceptors refuse it when built, as they refuse a
 // prefix with a broken hash tag.
 func TestKeyPrefixCompanion(t *testing.T) {
+	t.Parallel()
 	lock := grpclock.LockFunc(func(string) (scriptlock.Locker, error) { return nil, errors.New("unused") })
 	for _, p := range []string{"redisson_lock_token:", "scriptlock_fair_queue:app:"} {
 		opts := []grpclock.Option{grpclock.WithKeyPrefix(p), grpclock.WithAllMethods(grpclock.Metadata("x-order-id"))}

@@ -21,6 +21,7 @@ import (
 // logged as an error (it is lost: a retry after the claim TTL runs again), not
 // as a warning that it will be stored later.
 func TestIdempotencyRetryDroppedLoggedGRPC(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
 		idempotency.WithTimeout(300*time.Millisecond), idempotency.WithMaxBackgroundRetries(0))

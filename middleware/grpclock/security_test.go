@@ -37,6 +37,7 @@ func authCtx(key, token string) context.Context {
 // TestIdempotencyScopedToCallerGRPC: a stored outcome replays only to the
 // caller who made it; calls without credentials share an anonymous scope.
 func TestIdempotencyScopedToCallerGRPC(t *testing.T) {
+	t.Parallel()
 	store, _ := idemStore(t)
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, _ *dynamicpb.Message) (proto.Message, error) {
@@ -76,6 +77,7 @@ func TestIdempotencyScopedToCallerGRPC(t *testing.T) {
 // with a predicate storing every code, and its hint is the default delay, not
 // the holder's watchdog lease.
 func TestIdempotencyFinalOutcomesOnlyGRPC(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store, err := idempotency.NewStore(env.Redis, idempotency.WithPrefix(env.Prefix+"idem:"))
 	if err != nil {
@@ -122,6 +124,7 @@ func TestIdempotencyFinalOutcomesOnlyGRPC(t *testing.T) {
 // retry once Redis answers again runs instead of getting Aborted for the
 // claim TTL.
 func TestIdempotencyStalledReserveGRPC(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	const timeout = 300 * time.Millisecond
 	store, err := idempotency.NewStore(env.Node.Client(t), idempotency.WithPrefix(env.Prefix), idempotency.WithTimeout(timeout))
@@ -184,6 +187,7 @@ func (s *syncBuffer) String() string {
 // store is unavailable, not where Redis lives or why; the server log has the
 // detail.
 func TestErrorsCarryNoInternals(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store, err := idempotency.NewStore(env.Node.Client(t), idempotency.WithPrefix(env.Prefix), idempotency.WithTimeout(time.Second))
 	if err != nil {
@@ -218,6 +222,7 @@ func TestErrorsCarryNoInternals(t *testing.T) {
 // TestIdempotencyBudgetPerCallerGRPC: one caller sending fresh keys cannot
 // make Redis keep more than its scope's budget; other callers are unaffected.
 func TestIdempotencyBudgetPerCallerGRPC(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const budget, note = 8 << 10, 1 << 10
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)), idempotency.WithMaxBytesPerScope(budget))

@@ -40,6 +40,7 @@ func (s *goexitStream) SendMsg(any) error {
 // message reported sent that was not, or an empty message handed over as
 // received.
 func TestStreamGoexitEndsHandler(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	for _, tc := range []struct {

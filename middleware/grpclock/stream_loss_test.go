@@ -22,6 +22,7 @@ import (
 // the lock is lost: SendMsg fails with Aborted, and the client gets Aborted,
 // not a stream that went on without the lock and ended OK.
 func TestStreamEndsOnLockLoss(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	sendErr := make(chan error, 1)

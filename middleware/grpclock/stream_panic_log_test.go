@@ -26,6 +26,7 @@ func (panickyLog) Handle(context.Context, slog.Record) error { panic("log handle
 // process, where the same panic without the lock reaches the recovery
 // interceptor.
 func TestStreamPanicLogFaultNotFatal(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var logs syncBuffer

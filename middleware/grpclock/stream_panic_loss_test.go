@@ -36,6 +36,7 @@ func (s gatedPanicStream) SendMsg(any) error {
 // lock's hand-off and not where the panic was raised. It logged that
 // stack beside the first lock's record.
 func TestStreamPanicLetGoLoggedOnce(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	const id = "panic-let-go"

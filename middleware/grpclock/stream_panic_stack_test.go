@@ -41,6 +41,7 @@ func (s *panickyRecvStream) RecvMsg(m any) error {
 // where the wrapper panicked, once, also through two locks on the stream.
 // A panic of a handler's own is not logged by grpclock.
 func TestStreamPanicKeepsStack(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	got := make(chan any, 4)

@@ -37,6 +37,7 @@ func (subStream) SendMsg(any) error { panic(errQuota) }
 // beneath it on the same call, whose carried panic it had already logged,
 // and logged nothing.
 func TestStreamPanicSubCallLogged(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var logs syncBuffer

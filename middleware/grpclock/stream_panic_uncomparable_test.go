@@ -29,6 +29,7 @@ func (f faults) Error() string { return strings.Join(f, "; ") }
 // raised, as one of a comparable value is. The outer lock logged it a
 // second time, with a stack naming only the inner one's hand-off.
 func TestStreamPanicUncomparableLoggedOnce(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	const logged = "panic recovered in a stream call made under the lock"

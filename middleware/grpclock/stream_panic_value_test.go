@@ -46,6 +46,7 @@ func (s *faultStream) RecvMsg(m any) error {
 // compares the value (a sentinel, a type switch, as grpc-ecosystem's
 // recovery handlers are written) answers it as it would without the lock.
 func TestStreamPanicValueKept(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	// The recovery handler, as grpc-ecosystem's WithRecoveryHandler takes.

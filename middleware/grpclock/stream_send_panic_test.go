@@ -27,6 +27,7 @@ func (panickySendStream) SendMsg(any) error { panic("stream wrapper panicked") }
 // recovery interceptor answers it, instead of crashing the process. The
 // lock is released.
 func TestStreamSendPanicReachesHandler(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	const id = "send-panic"

@@ -20,6 +20,7 @@ import (
 // interceptors in one call's chain was taken by both, so they re-entered
 // one lock and ran at once.
 func TestInProcessSubCallsDoNotShareOwner(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	ic := grpclock.UnaryServerInterceptor(env.LockFunc(), grpclock.WithKeyPrefix(env.Prefix),
 		grpclock.WithWait(5*time.Second), grpclock.WithAllMethods(grpclock.Func(func(_ context.Context, _ string, req any) (string, error) {

@@ -13,6 +13,7 @@ import (
 // TestValidate: a misconfigured interceptor fails at startup, naming what is
 // wrong, instead of leaving a method unlocked or failing every call.
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	srv := grpc.NewServer()
 	srv.RegisterService(&serviceDesc, &server{})
 	ok := []grpclock.Option{
