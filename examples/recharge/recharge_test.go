@@ -187,7 +187,15 @@ func testFencingRejectsStaleHolder(t *testing.T, b backend) {
 
 			staleDone := make(chan httpAnswer, 1)
 			go func() { staleDone <- e.post(t, "1", "") }()
-			<-staleInWork
+			// A first request answered without reaching its work (its lock
+			// refused under load) fails the test instead of hanging it.
+			select {
+			case <-staleInWork:
+			case a := <-staleDone:
+				t.Fatalf("first request answered %d %s before its work began; want it to hold the lock", a.code, strings.TrimSpace(a.body))
+			case <-time.After(time.Minute):
+				t.Fatal("first request's work did not begin within a minute")
+			}
 			staleFence, err := e.store.Order(t.Context(), 1)
 			if err != nil {
 				t.Fatal(err)
@@ -207,7 +215,13 @@ func testFencingRejectsStaleHolder(t *testing.T, b backend) {
 			var newer grpcAnswer
 			var stale httpAnswer
 			if tc.staleWritesBeforeNewerPays {
-				<-newerInWork // newer holder has claimed the order
+				select { // newer holder has claimed the order
+				case <-newerInWork:
+				case n := <-newerDone:
+					t.Fatalf("newer holder answered %v, %v before its work began", n.resp, n.err)
+				case <-time.After(time.Minute):
+					t.Fatal("newer holder's work did not begin within a minute")
+				}
 				close(staleGo)
 				stale = <-staleDone
 				close(newerGo)
