@@ -284,6 +284,11 @@ type local struct {
 	falseIn  int
 	param    int
 	assigned bool
+	// aliasOf is the parameter a local was declared a copy of (local y =
+	// v, v a parameter of the function walked, untested there): the local
+	// is taken as that parameter (paramOf, param), and a test of the
+	// parameter tests it too, while neither is assigned.
+	aliasOf *local
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
@@ -1207,6 +1212,17 @@ func (w *walker) stmt(s ast.Stmt) {
 			if copies[i] {
 				w.guard([]string{n})
 			}
+			// A copy of a parameter untested here is that parameter: the
+			// checks of what the calls pass it follow it.
+			if i < len(s.Exprs) && (i < len(s.Exprs)-1 || len(s.Exprs) == len(s.Names)) {
+				if id, ok := s.Exprs[i].(*ast.IdentExpr); ok {
+					if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.tested && !p.typed {
+						if l, _ := w.lookup(n); l != nil && l != p {
+							l.paramOf, l.param, l.aliasOf = p.paramOf, p.param, p
+						}
+					}
+				}
+			}
 		}
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
@@ -2102,8 +2118,17 @@ func (w *walker) fieldGuarded(l *local, key string) bool {
 // guarded reports whether the local l is known to hold neither nil nor
 // false where the walker is.
 func (w *walker) guarded(l *local) bool {
+	if a := l.aliasOf; a != nil && !a.assigned && a.guard != 0 && slices.Contains(w.scopeIDs, a.guard) {
+		return true
+	}
 	return l.guard != 0 && slices.Contains(w.scopeIDs, l.guard)
 }
+
+// paramTyped reports whether the parameter l (or the one it copies) had its
+// type tested (see local.typed), and paramRead whether it was read in a
+// test (see local.tested).
+func paramTyped(l *local) bool { return l.typed || l.aliasOf != nil && l.aliasOf.typed }
+func paramRead(l *local) bool  { return l.tested || l.aliasOf != nil && l.aliasOf.tested }
 
 // nilGuards are the locals a condition, when it is true (or false, with
 // isNil false), shows to hold neither nil nor false: v, v ~= false, v ~=
@@ -4126,7 +4151,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				pars = append(pars, upval{arg: i, l: l, name: id.Value})
 			}
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.guarded(l) && !w.dry {
-				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: l.tested})
+				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramRead(l)})
 			}
 			// A local given tonumber of a parameter (local n =
 			// tonumber(x)), neither it nor the parameter tested here.
@@ -6003,7 +6028,7 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 	} else if id, ok := e.(*ast.IdentExpr); ok && !w.dry {
 		// A parameter, untested here: what the calls pass it is known
 		// once the walk has seen them (see settleParamOps).
-		if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.paramTested && !p.typed {
+		if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.paramTested && !paramTyped(p) {
 			at = len(w.f.Operations)
 			w.f.Operations = append(w.f.Operations, o)
 			w.paramOps = append(w.paramOps, paramOp{at: at, l: p, name: id.Value})
