@@ -289,6 +289,10 @@ type local struct {
 	// is taken as that parameter (paramOf, param), and a test of the
 	// parameter tests it too, while neither is assigned.
 	aliasOf *local
+	// orNotString is what an and/or the local was given may give that
+	// Redis refuses as a command argument (local b = a == c or 'y': true),
+	// "" for none; cleared by another value in the declaring block.
+	orNotString string
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
@@ -553,6 +557,9 @@ func (w *walker) setReply(name string, r Return) {
 		r = oneOf(r, l.fnReply)
 	}
 	l.reply = r
+	if i == len(w.scopes)-1 && w.depth == l.fn {
+		l.orNotString = ""
+	}
 	l.ctor = nil // another value than the constructor's
 	l.guard = 0  // a new value: no test of the old one holds
 	l.nonzeroGuard = 0
@@ -563,6 +570,33 @@ func (w *walker) setReply(name string, r Return) {
 			if o.wholeBy == name {
 				o.wholeGuard = 0
 			}
+		}
+	}
+}
+
+// setOrNotString records on the local name what the and/or e it is
+// assigned may give that Redis refuses as a command argument (see
+// local.orNotString).
+func (w *walker) setOrNotString(name string, e ast.Expr) {
+	l, _ := w.lookup(name)
+	if l == nil {
+		return
+	}
+	if id, ok := e.(*ast.IdentExpr); ok {
+		// A copy of one (local c = b).
+		if o, _ := w.lookup(id.Value); o != nil && o != l && o.orNotString != "" && !w.guarded(o) && !o.tested {
+			l.orNotString = o.orNotString
+		}
+		return
+	}
+	x, ok := e.(*ast.LogicalOpExpr)
+	if !ok {
+		return
+	}
+	for _, a := range w.eitherOf(x) {
+		if k := notStringKind(a.Ret); k != "" {
+			l.orNotString = k
+			return
 		}
 	}
 }
@@ -1154,6 +1188,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.setReply(id.Value, replies[i])
 			w.setNil(id.Value, nils[i])
 			w.setNumArg(id.Value, numArgs[i], elemAt(s.Rhs, i))
+			w.setOrNotString(id.Value, elemAt(s.Rhs, i))
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.indexOf = 0
 			}
@@ -1203,6 +1238,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.setReply(n, replies[i])
 			w.setNil(n, nils[i])
 			w.setNumArg(n, numArgs[i], elemAt(s.Exprs, i))
+			w.setOrNotString(n, elemAt(s.Exprs, i))
 			if l, _ := w.lookup(n); l != nil && l.table {
 				l.ctor = ctors[i]
 			}
@@ -4321,6 +4357,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					// it may pass it only where it holds a string.)
 					i := slices.IndexFunc(l.reply.Alts, isNot)
 					arg.MayNotString = x.Value + ", a local that holds " + notStringKind(l.reply.Alts[i]) + ", on some paths"
+				case l.orNotString != "" && !w.guarded(l) && !l.tested:
+					// (local b = a == c or 'y': true when a == c.)
+					arg.MayNotString = x.Value + ", a local that holds " + l.orNotString + ", on some paths"
 				}
 			}
 		case *ast.NilExpr:
