@@ -1287,7 +1287,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		// while true do ... end is left only by a break: a local that
 		// holds a value at each of them holds it after the loop.
-		if _, ok := s.Condition.(*ast.TrueExpr); ok {
+		if alwaysTrue(s.Condition) {
 			given := w.givenAtBreaks(s.Stmts)
 			w.guard(given)
 			for _, n := range given {
@@ -4639,11 +4639,30 @@ func ends(list []ast.Stmt) bool {
 	case *ast.DoBlockStmt:
 		return ends(s.Stmts)
 	case *ast.WhileStmt:
-		_, endless := s.Condition.(*ast.TrueExpr)
-		return endless && !breaks(s.Stmts)
+		return alwaysTrue(s.Condition) && !breaks(s.Stmts)
 	case *ast.RepeatStmt:
-		_, endless := s.Condition.(*ast.FalseExpr)
-		return endless && !breaks(s.Stmts)
+		return alwaysFalse(s.Condition) && !breaks(s.Stmts)
+	}
+	return false
+}
+
+// alwaysTrue reports whether the condition e holds whenever it is read:
+// true, and also a number or a string (while 1 do), which Lua takes as
+// true, 0 and the empty string too.
+func alwaysTrue(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.TrueExpr, *ast.NumberExpr, *ast.StringExpr:
+		return true
+	}
+	return false
+}
+
+// alwaysFalse reports whether the condition e never holds: false or nil
+// (repeat ... until nil).
+func alwaysFalse(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.FalseExpr, *ast.NilExpr:
+		return true
 	}
 	return false
 }
