@@ -4512,11 +4512,7 @@ func badReturns(fn *ast.FunctionExpr, all bool) (what string, every, some bool) 
 		return ""
 	}
 	good, other := 0, ""
-	inspectShallow(fn.Stmts, func(s ast.Stmt) {
-		r, ok := s.(*ast.ReturnStmt)
-		if !ok {
-			return
-		}
+	reachableReturns(fn.Stmts, func(r *ast.ReturnStmt) {
 		exprs := r.Exprs
 		if !all && len(exprs) > 1 {
 			exprs = exprs[:1]
@@ -4540,7 +4536,7 @@ func badReturns(fn *ast.FunctionExpr, all bool) (what string, every, some bool) 
 		if other == "" && bad != "nil" && bad != "false" {
 			other = bad
 		}
-	}, func(ast.Expr) {})
+	})
 	if !ends(fn.Stmts) && all {
 		good++ // (nothing passed: a count the arity checks)
 	}
@@ -4566,11 +4562,7 @@ func (w *walker) returnPaths(fn *ast.FunctionExpr, pos Pos) [][]Arg {
 		paths = append(paths, []Arg{})
 	}
 	ok := true
-	inspectShallow(fn.Stmts, func(s ast.Stmt) {
-		r, isRet := s.(*ast.ReturnStmt)
-		if !isRet {
-			return
-		}
+	reachableReturns(fn.Stmts, func(r *ast.ReturnStmt) {
 		if k := len(r.Exprs); k > 0 && expands(r.Exprs[k-1]) {
 			ok = false
 		}
@@ -4588,7 +4580,7 @@ func (w *walker) returnPaths(fn *ast.FunctionExpr, pos Pos) [][]Arg {
 			vals = append(vals, a)
 		}
 		paths = append(paths, vals)
-	}, func(ast.Expr) {})
+	})
 	if !ok {
 		return nil
 	}
@@ -4604,22 +4596,54 @@ func returnCounts(fn *ast.FunctionExpr) []int {
 		counts = append(counts, 0)
 	}
 	ok := true
-	inspectShallow(fn.Stmts, func(s ast.Stmt) {
-		r, isRet := s.(*ast.ReturnStmt)
-		if !isRet {
-			return
-		}
+	reachableReturns(fn.Stmts, func(r *ast.ReturnStmt) {
 		k := len(r.Exprs)
 		if k > 0 && expands(r.Exprs[k-1]) {
 			ok = false
 		}
 		counts = append(counts, k)
-	}, func(ast.Expr) {})
+	})
 	if !ok {
 		return nil
 	}
 	slices.Sort(counts)
 	return slices.Compact(counts)
+}
+
+// reachableReturns calls visit with each return of list (not of a function
+// defined in it) that a run may reach: not one after a statement that ends
+// every path (a return, error(...), an if whose every branch does, a loop
+// no break leaves), nor one in a branch or a loop whose condition never
+// holds (if false, while nil), nor in the else of if true.
+func reachableReturns(list []ast.Stmt, visit func(*ast.ReturnStmt)) {
+	for i, st := range list {
+		switch x := st.(type) {
+		case *ast.ReturnStmt:
+			visit(x)
+		case *ast.IfStmt:
+			if !alwaysFalse(x.Condition) {
+				reachableReturns(x.Then, visit)
+			}
+			if !alwaysTrue(x.Condition) {
+				reachableReturns(x.Else, visit)
+			}
+		case *ast.WhileStmt:
+			if !alwaysFalse(x.Condition) {
+				reachableReturns(x.Stmts, visit)
+			}
+		case *ast.DoBlockStmt:
+			reachableReturns(x.Stmts, visit)
+		case *ast.RepeatStmt:
+			reachableReturns(x.Stmts, visit)
+		case *ast.NumberForStmt:
+			reachableReturns(x.Stmts, visit)
+		case *ast.GenericForStmt:
+			reachableReturns(x.Stmts, visit)
+		}
+		if ends(list[:i+1]) {
+			return
+		}
+	}
 }
 
 // ends reports whether no path of list reaches its end: it ends in a return
