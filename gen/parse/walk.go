@@ -2285,6 +2285,23 @@ func (w *walker) typeTest(x *ast.RelationalOpExpr) (ast.Expr, string, bool) {
 			return c.Args[0], str.Value, true
 		}
 	}
+	// A local given the type of another (local t = type(v)), neither
+	// assigned since: t == 'nil' tests v as type(v) == 'nil' does.
+	for _, side := range [][2]ast.Expr{{x.Lhs, x.Rhs}, {x.Rhs, x.Lhs}} {
+		id, ok := side[0].(*ast.IdentExpr)
+		str, isStr := side[1].(*ast.StringExpr)
+		if !ok || !isStr {
+			continue
+		}
+		t, _ := w.lookup(id.Value)
+		if t == nil || t.typeOf == nil || t.typeOf.assigned {
+			continue
+		}
+		name, _, _ := strings.Cut(t.typeOf.decl, "#")
+		if of, _ := w.lookup(name); of == t.typeOf {
+			return &ast.IdentExpr{Value: name}, str.Value, true
+		}
+	}
 	return nil, "", false
 }
 
