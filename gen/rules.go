@@ -3886,7 +3886,8 @@ var memberNil = map[string]bool{
 }
 
 // touchedBefore reports whether a call that runs before calls[i] (written
-// before it, and not a call whose arguments hold it) names the same key,
+// before it, and not a call whose arguments hold it, nor one in a local
+// function called only after it) names the same key,
 // and for a memberNil command the same field or member too, and does not
 // delete it (forgets). The calls in later ([from, to) in calls) run after
 // the reply is taken, though written before it (see Operation.Later).
@@ -3909,6 +3910,20 @@ func touchedBefore(calls []parse.Call, i int, later [2]int) bool {
 		}
 		if j >= later[0] && j < later[1] {
 			continue
+		}
+		// A call in a local function runs where the function is called:
+		// written above, it runs before only from a call of the function
+		// written before c runs (not when c is in that function too; c in
+		// another local function, not one d's is in, runs from that one's
+		// first call).
+		if d.Deferred && (c.Pos.Line < d.DeferSpan[0] || c.Pos.Line > d.DeferSpan[1]) {
+			at := c.Pos
+			if c.Deferred && c.RunsFrom.Line != 0 && !(c.DeferSpan[0] <= d.DeferSpan[0] && d.DeferSpan[1] <= c.DeferSpan[1]) {
+				at = c.RunsFrom
+			}
+			if d.RunsFrom.Line == 0 || d.RunsFrom.Line > at.Line || d.RunsFrom.Line == at.Line && d.RunsFrom.Col > at.Col {
+				continue
+			}
 		}
 		if !encloses[j] && len(d.Args) >= n && slices.EqualFunc(c.Args[:n], d.Args[:n], sameValue) {
 			return true

@@ -265,6 +265,14 @@ type Call struct {
 	// hold this one (redis.call('SET', k, redis.call('GET', k2))), 0 for
 	// none: the outer call is recorded first but runs after.
 	Outer int
+	// Deferred is set on a call written in a local function the script
+	// calls only by name (the innermost function it is in; see
+	// Func.Escaped): it runs only where the function is called, from
+	// RunsFrom on (the first call of the function written outside it; a
+	// zero Pos for none), not where it is written, in the lines DeferSpan.
+	Deferred  bool
+	DeferSpan [2]int
+	RunsFrom  Pos
 	// Sure is set when every run of the script makes the call unless it
 	// fails first: it is in the chunk's own statements, or in the body of a
 	// local function such a call calls (local function f() ... end, f()),
@@ -811,6 +819,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured, dead: dead, reassigned: reassigned, fnAssigns: fnAssigns}
 		w.block(chunk)
 		w.settleFuncs()
+		w.settleDeferred()
 		w.settleUpvals()
 		w.settleParams()
 		w.settleElemParams()

@@ -6184,6 +6184,34 @@ func (w *walker) settleFuncs() {
 	}
 }
 
+// settleDeferred sets Call.Deferred, DeferSpan and RunsFrom on each call
+// written in a local function the script calls only by name, once
+// settleFuncs has found where the functions are called.
+func (w *walker) settleDeferred() {
+	for i := range w.f.Calls {
+		c := &w.f.Calls[i]
+		in := -1
+		for j, f := range w.f.Funcs {
+			if f.Line <= c.Pos.Line && c.Pos.Line <= f.LastLine && (in < 0 || f.LastLine-f.Line < w.f.Funcs[in].LastLine-w.f.Funcs[in].Line) {
+				in = j
+			}
+		}
+		if in < 0 || w.f.Funcs[in].Escaped {
+			continue
+		}
+		f := w.f.Funcs[in]
+		c.Deferred, c.DeferSpan, c.RunsFrom = true, [2]int{f.Line, f.LastLine}, Pos{}
+		for _, at := range f.Calls {
+			if at.Line >= f.Line && at.Line <= f.LastLine {
+				continue // (a call of it from inside it runs once it does)
+			}
+			if c.RunsFrom.Line == 0 || at.Line < c.RunsFrom.Line || at.Line == c.RunsFrom.Line && at.Col < c.RunsFrom.Col {
+				c.RunsFrom = at
+			}
+		}
+	}
+}
+
 // replyField reports whether key (of a table's field) is one Redis reads
 // to reply a returned table otherwise than as an array: {err = ...} is an
 // error, {ok = ...} a status, {double = ...} a double, and so on.
