@@ -5973,8 +5973,19 @@ func multiValued(list []ast.Expr) bool {
 // function f() return redis.call('GET', KEYS[1]) end): that call's index
 // in File.Calls and its reply.
 func (w *walker) returnedReply(e *ast.FuncCallExpr) (int, Return, bool) {
+	return w.returnedReplyIn(e, nil)
+}
+
+// maxReturnedDepth bounds the chain of local functions returnedReply
+// follows (f returns g(), which returns redis.call(...)).
+const maxReturnedDepth = 4
+
+// returnedReplyIn is returnedReply through the functions seen already (a
+// chain of calls, each the one return of the last): a call of another
+// local function returned so gives that one's reply.
+func (w *walker) returnedReplyIn(e *ast.FuncCallExpr, seen []*ast.FunctionExpr) (int, Return, bool) {
 	l := w.fixedFunc(e.Func)
-	if l == nil || e.Receiver != nil || !exits(l.fnExpr.Stmts) {
+	if l == nil || e.Receiver != nil || !exits(l.fnExpr.Stmts) || slices.Contains(seen, l.fnExpr) || len(seen) >= maxReturnedDepth {
 		return 0, Return{}, false
 	}
 	var rets []*ast.ReturnStmt
@@ -5992,6 +6003,11 @@ func (w *walker) returnedReply(e *ast.FuncCallExpr) (int, Return, bool) {
 	}
 	i, walked := w.calls[c]
 	if !walked {
+		// (Its one return a call of another local function, written
+		// above it: local function f() return g() end.)
+		if g := w.fixedFunc(c.Func); g != nil && c.Receiver == nil && g.fnExpr.Line() < l.fnExpr.Line() {
+			return w.returnedReplyIn(c, append(seen, l.fnExpr))
+		}
 		return 0, Return{}, false
 	}
 	r, ok := callReply(c, i)
