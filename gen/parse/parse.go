@@ -823,6 +823,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		w.settleUpvals()
 		w.settleParams()
 		w.settleElemParams()
+		w.settleReplyFwds()
 		w.settleParamOps()
 		w.settleElemOps()
 		w.settleUpvalElems()

@@ -118,6 +118,14 @@ type walker struct {
 	// function being walked, by index in File.Operations, which are
 	// recorded as operations on those replies (see settleParamOps).
 	replyArgs map[*ast.FunctionExpr]map[int][]replyPass
+	// replyFwds are the untested parameters a call of a local function
+	// passes on as they are (local function f(v) g(v) end): the replies
+	// passed the one are passed the other (see settleReplyFwds).
+	replyFwds []replyFwd
+	// fwdMixed are the parameters one of replyFwds passes what may be
+	// another value than a reply (a call of the function passing it
+	// passes one, or one out of sight): a comparison of it is no reply's.
+	fwdMixed  map[*ast.FunctionExpr]map[int]bool
 	paramOps  []paramOp
 	paramCmps []paramCmp
 	// fnCallSpan are the indexes [from, to) in File.Calls of the calls
@@ -2737,6 +2745,11 @@ func (w *walker) expr(e ast.Expr) {
 							rp.ns = l.nilv
 						}
 					}
+					if id, ok := a.(*ast.IdentExpr); ok && rp.call == nil && !rp.ns.set {
+						if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && p.paramOf != fn && !p.assigned && p.fn == w.depth && !w.guarded(p) && !paramTyped(p) && !paramRead(p) {
+							w.replyFwds = append(w.replyFwds, replyFwd{from: p.paramOf, fi: p.param - 1, to: fn, ti: i, at: pos})
+						}
+					}
 					if rp.call != nil || rp.ns.set {
 						if w.replyArgs == nil {
 							w.replyArgs = map[*ast.FunctionExpr]map[int][]replyPass{}
@@ -5075,6 +5088,62 @@ type replyPass struct {
 	at Pos
 }
 
+// replyFwd is a parameter (fi, from 0) of from that a call of to,
+// written at at, passes on as its parameter ti.
+type replyFwd struct {
+	from, to *ast.FunctionExpr
+	fi, ti   int
+	at       Pos
+}
+
+// settleReplyFwds gives a parameter the replies passed the parameter a
+// call passes on to it (local function f(v) g(v) end; f(redis.call('GET',
+// k))), through any number of such calls. It runs once the whole chunk
+// is walked, before settleParamOps reads them.
+func (w *walker) settleReplyFwds() {
+	for range len(w.replyFwds) + 1 {
+		grew := false
+		for _, fw := range w.replyFwds {
+			for _, rp := range w.replyArgs[fw.from][fw.fi] {
+				rp.at = fw.at
+				if slices.Contains(w.replyArgs[fw.to][fw.ti], rp) {
+					continue
+				}
+				if w.replyArgs[fw.to] == nil {
+					w.replyArgs[fw.to] = map[int][]replyPass{}
+				}
+				w.replyArgs[fw.to][fw.ti] = append(w.replyArgs[fw.to][fw.ti], rp)
+				grew = true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	for range len(w.replyFwds) + 1 {
+		grew := false
+		for _, fw := range w.replyFwds {
+			passes := w.replyArgs[fw.from][fw.fi]
+			mixed := w.fwdMixed[fw.from][fw.fi] || w.escaped[fw.from] || len(passes) != len(w.args[fw.from][fw.fi]) ||
+				slices.ContainsFunc(passes, func(rp replyPass) bool { return rp.ns.some })
+			if !mixed || w.fwdMixed[fw.to][fw.ti] {
+				continue
+			}
+			if w.fwdMixed == nil {
+				w.fwdMixed = map[*ast.FunctionExpr]map[int]bool{}
+			}
+			if w.fwdMixed[fw.to] == nil {
+				w.fwdMixed[fw.to] = map[int]bool{}
+			}
+			w.fwdMixed[fw.to][fw.ti] = true
+			grew = true
+		}
+		if !grew {
+			return
+		}
+	}
+}
+
 // paramOp is an operation (by index in File.Operations) on the parameter
 // l, named name there.
 type paramOp struct {
@@ -5122,7 +5191,7 @@ func (w *walker) settleParamOps() {
 	// function escaped: a call out of sight, pcall(f, nil), may pass nil.)
 	for _, p := range w.paramCmps {
 		passes := w.replyArgs[p.l.paramOf][p.l.param-1]
-		if len(passes) == 0 || w.escaped[p.l.paramOf] || len(passes) != len(w.args[p.l.paramOf][p.l.param-1]) || slices.ContainsFunc(passes, func(rp replyPass) bool { return rp.ns.some }) {
+		if len(passes) == 0 || w.escaped[p.l.paramOf] || w.fwdMixed[p.l.paramOf][p.l.param-1] || len(passes) != len(w.args[p.l.paramOf][p.l.param-1]) || slices.ContainsFunc(passes, func(rp replyPass) bool { return rp.ns.some }) {
 			continue
 		}
 		for _, rp := range passes {
