@@ -5150,6 +5150,11 @@ type paramOp struct {
 	at   int
 	l    *local
 	name string
+	// tonumber is set when the operand is tonumber of the parameter, in
+	// place or held by a local (named local then): nil for the false of
+	// a nil reply.
+	tonumber bool
+	local    string
 }
 
 // passedReply is the operand a parameter named name is when a call passes
@@ -5222,6 +5227,13 @@ func (w *walker) settleParamOps() {
 			}
 			o := w.f.Operations[p.at]
 			o.Operand, o.Tested = op, rp.ns.tested
+			if p.tonumber {
+				o.Tonumber = true
+				o.Operand.Text = "tonumber(" + op.Text + ")"
+				if p.local != "" {
+					o.Operand.Text = p.local + " (tonumber of " + op.Text + ")"
+				}
+			}
 			// (Not when another call of the function, written before the
 			// command, ran its commands first: f('a') then
 			// f(redis.call('GET', k)).)
@@ -6217,6 +6229,23 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 			w.f.Operations = append(w.f.Operations, o)
 			w.paramOps = append(w.paramOps, paramOp{at: at, l: p, name: id.Value})
 			p.paramTested = true // each use reported once, as for a local
+		} else if n, _ := w.lookup(id.Value); n != nil && n.numParam != nil && !n.numParam.assigned && n.fn == w.depth && !n.fnAssigned && !w.guarded(n) && !w.guarded(n.numParam) && !paramTyped(n.numParam) {
+			// A local given tonumber of a parameter (local n =
+			// tonumber(v)): nil where a call passes a nil reply.
+			at = len(w.f.Operations)
+			w.f.Operations = append(w.f.Operations, o)
+			w.paramOps = append(w.paramOps, paramOp{at: at, l: n.numParam, name: n.numParamName, tonumber: true, local: id.Value})
+		}
+	} else if c, ok := e.(*ast.FuncCallExpr); ok && !w.dry {
+		// tonumber of a parameter, in place.
+		if arg, ok := w.tonumberArg(c); ok {
+			if id, ok := arg.(*ast.IdentExpr); ok {
+				if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !paramTyped(p) {
+					at = len(w.f.Operations)
+					w.f.Operations = append(w.f.Operations, o)
+					w.paramOps = append(w.paramOps, paramOp{at: at, l: p, name: id.Value, tonumber: true})
+				}
+			}
 		}
 	}
 	if id, ok := e.(*ast.IdentExpr); ok && w.isLocal(id.Value) {
