@@ -969,7 +969,8 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.R
 	// A body stored gzip-compressed (Echo's Gzip inside this middleware
 	// compressed it for the first client) is decoded for a retry that does
 	// not take gzip, rather than sent in a coding it refused.
-	decode := storedGzip(sr.Header) && !acceptsGzip(c.Request().Header.Values(echo.HeaderAcceptEncoding)) && gzipWhole(sr.Body)
+	gz := storedGzip(sr.Header)
+	decode := gz && !acceptsGzip(c.Request().Header.Values(echo.HeaderAcceptEncoding)) && gzipWhole(sr.Body)
 	for _, f := range sr.Header {
 		h.Del(f.Name)
 	}
@@ -979,6 +980,11 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.R
 		if !decode || !strings.EqualFold(f.Name, echo.HeaderContentEncoding) && !strings.EqualFold(f.Name, echo.HeaderContentLength) {
 			h.Add(f.Name, f.Value)
 		}
+	}
+	if gz && !varies(h.Values(echo.HeaderVary), echo.HeaderAcceptEncoding) {
+		// Sent compressed or decoded by the retry's Accept-Encoding: a
+		// cache must not give one to a client that would get the other.
+		h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	}
 	h.Set(HeaderIdempotentReplayed, "true")
 	c.Response().WriteHeader(sr.Status)
@@ -1006,6 +1012,18 @@ func storedGzip(fs []idempotency.HeaderField) bool {
 		}
 	}
 	return n == 1 && gz
+}
+
+// varies reports whether Vary lines name the request header name (or "*").
+func varies(lines []string, name string) bool {
+	for _, l := range lines {
+		for _, f := range strings.Split(l, ",") {
+			if f = strings.TrimSpace(f); f == "*" || strings.EqualFold(f, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // acceptsGzip reports whether a request's Accept-Encoding lines take gzip

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -76,4 +77,43 @@ func doRaw(t *testing.T, srv *httptest.Server, method, path string, hdr ...strin
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return result{resp.StatusCode, string(b), resp.Header}
+}
+
+// TestIdempotencyGzipInsideReplayVary: a replay of an answer stored
+// gzip-compressed is sent compressed or decoded by the retry's
+// Accept-Encoding, so it says Vary: Accept-Encoding, as the first answer
+// (from Gzip) did: a cache that kept one of them must not serve it to a
+// client whose Accept-Encoding would get the other.
+func TestIdempotencyGzipInsideReplayVary(t *testing.T) {
+	env := mwtest.New(t)
+	store := env.Store(t)
+	e := echo.New()
+	e.POST("/charges", func(c echo.Context) error {
+		return c.String(http.StatusCreated, "charged 100")
+	}, echolock.Idempotency(store), middleware.Gzip())
+	srv := serve(t, e)
+	first := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K", "Accept-Encoding", "gzip")
+	if !varyAcceptEncoding(first.header) {
+		t.Fatalf("first: Vary %q, want Accept-Encoding", first.header.Values(echo.HeaderVary))
+	}
+	for _, ae := range []string{"identity", "gzip"} {
+		r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K", "Accept-Encoding", ae)
+		if r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
+			t.Fatalf("replay, Accept-Encoding %q: not replayed (%d)", ae, r.code)
+		}
+		if !varyAcceptEncoding(r.header) {
+			t.Errorf("replay, Accept-Encoding %q: Vary %q; want Accept-Encoding, as the answer depends on it", ae, r.header.Values(echo.HeaderVary))
+		}
+	}
+}
+
+func varyAcceptEncoding(h http.Header) bool {
+	for _, v := range h.Values(echo.HeaderVary) {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f == "*" || strings.EqualFold(f, echo.HeaderAcceptEncoding) {
+				return true
+			}
+		}
+	}
+	return false
 }
