@@ -213,7 +213,9 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // media type
 // (Content-Type in canonical form) (and
 // IdempotencyConfig.FingerprintHeaders), gets the stored
-// response byte for byte plus "Idempotent-Replayed: true"; the same key with a
+// response byte for byte plus "Idempotent-Replayed: true" (a body stored
+// gzip-compressed, Echo's Gzip inside this middleware, is decoded for a
+// retry whose Accept-Encoding does not take gzip); the same key with a
 // different request answers 422. When a middleware in front of it has already
 // read the body as a form (CSRF with a form token, ...), the parsed form (its
 // values and files) counts as the body; a body it has read otherwise, leaving
