@@ -43,7 +43,8 @@ var (
 	// a recharge's database call may take, server shutting down or
 	// starting, too many connections, a PostgreSQL server taking no writes
 	// as a primary demoted in a failover, a statement canceled past
-	// PostgreSQL's statement_timeout or lock_timeout, a PostgreSQL
+	// PostgreSQL's statement_timeout or lock_timeout, a PostgreSQL session
+	// ended by idle_in_transaction_session_timeout, a PostgreSQL
 	// transaction rolled back as a deadlock victim or on a serialization
 	// failure, SQLite busy past its timeout). The
 	// front ends answer 503 / Unavailable: retry later. A payment whose
@@ -67,14 +68,16 @@ func databaseDown(err error) bool {
 		// writes go through once the connections reach the new primary),
 		// 57014 a statement canceled (past statement_timeout, on a server
 		// under load or a row kept locked) and 55P03 a lock not granted
-		// within lock_timeout: nothing of it was done. 40001 serialization
+		// within lock_timeout, and 25P03 a session ended by
+		// idle_in_transaction_session_timeout (its transaction rolled
+		// back; see OpenPostgres): nothing of it was done. 40001 serialization
 		// failure (REPEATABLE READ or SERIALIZABLE: a concurrent
 		// transaction changed what this one read) and 40P01 deadlock
 		// detected (this transaction chosen as the victim): PostgreSQL
 		// rolled the whole transaction back, and asks for it to be run
 		// again.
 		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P") ||
-			pe.Code == "25006" || pe.Code == "57014" || pe.Code == "55P03" || pe.Code == "40001" || pe.Code == "40P01"
+			pe.Code == "25006" || pe.Code == "57014" || pe.Code == "55P03" || pe.Code == "25P03" || pe.Code == "40001" || pe.Code == "40P01"
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {

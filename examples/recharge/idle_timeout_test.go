@@ -1,0 +1,103 @@
+package recharge_test
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/examples/recharge"
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+)
+
+// TestPaymentEndedIdleUnavailable: a payment whose transaction sat idle
+// past idle_in_transaction_session_timeout (its process stalled between two
+// statements, within the write timeout) has had its session ended by the
+// server, the transaction rolled back: nothing was paid, and the payment
+// is answered 503 with Retry-After, as a database that refused the work
+// for now, not 500; the retry with the same Idempotency-Key credits the
+// order once.
+func TestPaymentEndedIdleUnavailable(t *testing.T) {
+	ctx := t.Context()
+	pg := postgres.Get(t)
+	dsn := pg.NewDatabase(t)
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	proxy := netproxy.New(t, pg.Addr)
+	store, err := recharge.OpenPostgres(ctx, strings.Replace(dsn, pg.Addr, proxy.Addr, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
+		t.Fatal(err)
+	}
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	prefix := redistest.Prefix(t)
+	locks, err := scriptlock.New(rc, scriptlock.WithKeyPrefix(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locks.Close() })
+	idem, err := idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(idem.Close)
+	svc := &recharge.Service{Store: store, Work: func(context.Context, recharge.Order) error { return nil }}
+	srv, err := recharge.NewServer(recharge.Config{Service: svc, Locks: locks, Idempotency: idem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, gc := serve(t, srv)
+	e := &env{store: store, svc: svc, url: url, grpc: gc}
+
+	// The credit is held back: the transaction is idle, the order marked
+	// paid in it.
+	proxy.HoldOn("UPDATE accounts")
+	defer proxy.Thaw()
+	first := make(chan httpAnswer, 1)
+	go func() { first <- e.post(t, "1", "k1") }()
+	idle := func() int {
+		var n int
+		if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !proxy.HeldOn() || idle() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the credit never came")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The server ends the idle session; the payment's process, resumed
+	// within its write timeout, sends the credit on it.
+	for idle() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle transaction was never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	proxy.Thaw()
+	if a := <-first; a.code != http.StatusServiceUnavailable || a.retryAfter == "" {
+		t.Errorf("payment whose session the server ended idle: %d %s (Retry-After %q); want 503 with Retry-After", a.code, strings.TrimSpace(a.body), a.retryAfter)
+	}
+	if a := e.post(t, "1", "k1"); a.code != http.StatusOK || a.out.Outcome != "credited" {
+		t.Errorf("retry: %d %s; want credited", a.code, strings.TrimSpace(a.body))
+	}
+	if bal := e.balance(t); bal != amount {
+		t.Errorf("balance %d; want %d", bal, amount)
+	}
+}
