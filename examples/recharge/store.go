@@ -167,8 +167,8 @@ var sqlitePathEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 //
 // Its sessions end a transaction left idle for half of the 10 s a
 // recharge's database calls may take (idle_in_transaction_session_timeout,
-// set on each connection whose session has none: one the DSN, PGOPTIONS,
-// the role, the database or the server sets is kept), so that a retry
+// set on each connection where nothing set it: a value the DSN, PGOPTIONS,
+// the role, the database or the server sets, 0 (none) included, is kept), so that a retry
 // waiting on the row gets it within its own 10 s: a payment whose
 // connection broke in the middle of its transaction, while the server kept
 // the session (a peer gone silent is noticed only by TCP keepalive, after
@@ -181,8 +181,11 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
+		// Set where nothing set it: 0, no timeout, is a value the DSN,
+		// the role, the database or the server may set on purpose.
 		_, err := c.Exec(ctx, `SELECT set_config('idle_in_transaction_session_timeout', $1, false)
-			WHERE current_setting('idle_in_transaction_session_timeout') = '0'`, strconv.FormatInt((dbTimeout/2).Milliseconds(), 10))
+			WHERE (SELECT source FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout') = 'default'`,
+			strconv.FormatInt((dbTimeout/2).Milliseconds(), 10))
 		return err
 	}))
 	db.SetMaxOpenConns(32)
