@@ -1313,6 +1313,18 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				}
 				return false, tryAgain{}, ctx.Err()
 			}
+			// The grant came back after the hold's loss deadline (a round
+			// trip longer than the lease): the lock may have expired on the
+			// server already. Its loss timer fires on a goroutine of its
+			// own, and the context went back to the caller alive.
+			if lc, isLC := lctx.(*lockCtx); isLC && monoNanos(c.clock()) >= lc.hold.lossAt.Load() {
+				c.lossPassed(lc.hold, true)
+				if lc.hold.released() {
+					// Ended here or by that timer, which may still be
+					// cancelling the hold's contexts (hold.end).
+					<-lc.Done()
+				}
+			}
 			return true, tryAgain{}, nil
 		}
 		return false, tryAgain{}, errOrphan
@@ -2007,6 +2019,13 @@ func (c *Client) expired(h *hold) {
 	if c.watchNow(h) {
 		return
 	}
+	c.lossPassed(h, false)
+}
+
+// lossPassed ends h as lost if its loss deadline has passed, and gives back
+// what a renewal or re-entry may have extended. onlyOurs: do nothing more once
+// another call has ended it (its loss timer, firing meanwhile, gives back).
+func (c *Client) lossPassed(h *hold, onlyOurs bool) {
 	if monoNanos(c.clock()) < h.lossAt.Load() || h.released() {
 		return // re-armed while the timer fired, or already ended
 	}
@@ -2024,6 +2043,9 @@ func (c *Client) expired(h *hold) {
 	// back (below): a log sink that stalls must not keep it held by nobody.
 	report := c.lostLater(h, errLeaseExpired)
 	defer report.run()
+	if onlyOurs && report.log == nil {
+		return
+	}
 	if !renewing && granted {
 		// An explicit lease running out before Unlock (Redisson's
 		// lock(leaseTime) used as the release): the server lease is the one

@@ -1,6 +1,7 @@
 // Package netproxy is a loopback TCP proxy for fault tests: it forwards to a
 // target address and can freeze all traffic (a network partition as the
-// client sees it, without stopping the server) and drop every connection.
+// client sees it, without stopping the server), slow it down (Delay) and drop
+// every connection.
 package netproxy
 
 import (
@@ -8,6 +9,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/rueidis"
 )
@@ -26,6 +28,7 @@ type Proxy struct {
 	held          map[net.Conn]bool // connections HoldOpen holds back
 	refusing      bool              // Refuse: new connections are closed at once
 	closed        bool              // Close: a connection accepted is closed, not forwarded
+	delay         time.Duration     // Delay: how long each chunk is held back
 	holdOn        []byte            // HoldOn: the request bytes that hold their connection
 	heldOn        bool              // HoldOn's bytes came and hold their connection
 	conns         map[net.Conn]struct{}
@@ -94,11 +97,18 @@ func (p *Proxy) accept() {
 var testHookDialed func()
 
 // pipe copies src to dst, holding data back while the proxy is frozen (or,
-// for the server's replies, while replies are frozen).
+// for the server's replies, while replies are frozen), and each chunk for
+// the delay (Delay) in force when it was read.
 func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 	defer p.wg.Done()
-	defer dst.Close()
-	defer src.Close()
+	q, done := make(chan chunk, 256), make(chan struct{})
+	go p.write(dst, src, replies, q, done)
+	defer func() {
+		close(q)
+		<-done
+		dst.Close()
+		src.Close()
+	}()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -110,22 +120,72 @@ func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 				}
 				p.held[src], p.holdOn, p.heldOn = true, nil, true
 			}
-			for p.frozen || (replies && p.repliesFrozen) || p.held[src] || p.held[dst] {
-				p.cond.Wait()
-			}
+			p.waitFlowing(dst, src, replies)
 			_, open := p.conns[dst]
+			at := time.Now().Add(p.delay)
 			p.mu.Unlock()
 			if !open {
 				return
 			}
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
+			q <- chunk{b: bytes.Clone(buf[:n]), at: at}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// chunk is data read from one side, to be written to the other at 'at'.
+type chunk struct {
+	b  []byte
+	at time.Time
+}
+
+// write writes the chunks of q to dst, each at its time, until q is closed;
+// a write that fails closes both sides, which ends the reading pipe.
+func (p *Proxy) write(dst, src net.Conn, replies bool, q <-chan chunk, done chan<- struct{}) {
+	defer close(done)
+	failed := false
+	for c := range q {
+		if failed {
+			continue
+		}
+		if d := time.Until(c.at); d > 0 {
+			time.Sleep(d)
+		}
+		p.mu.Lock()
+		// Frozen while the chunk was delayed: held back too.
+		p.waitFlowing(dst, src, replies)
+		_, open := p.conns[dst]
+		p.mu.Unlock()
+		if !open {
+			failed = true
+			dst.Close()
+			src.Close()
+			continue
+		}
+		if _, err := dst.Write(c.b); err != nil {
+			failed = true
+			dst.Close()
+			src.Close()
+		}
+	}
+}
+
+// waitFlowing waits, with p.mu held, until traffic from src to dst may flow.
+func (p *Proxy) waitFlowing(dst, src net.Conn, replies bool) {
+	for p.frozen || (replies && p.repliesFrozen) || p.held[src] || p.held[dst] {
+		p.cond.Wait()
+	}
+}
+
+// Delay holds back every chunk of data read from now on, in either
+// direction, for d before it is forwarded (0: none), in order: a slow link,
+// each round trip taking 2d more. Data read before keeps its own delay.
+func (p *Proxy) Delay(d time.Duration) {
+	p.mu.Lock()
+	p.delay = d
+	p.mu.Unlock()
 }
 
 // Freeze holds back all traffic in both directions until Thaw.
