@@ -283,6 +283,19 @@ func brokenConn(err error) bool {
 		errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, errGuardStalled)
 }
 
+// foreignDeadline reports a call that failed with context.DeadlineExceeded
+// while its own context lives: another call's deadline broke the connection
+// they shared (rueidis sets the deadline of a call alone on a connection on
+// the connection, and fails the calls queued behind it with that call's
+// error), which is a broken connection to this call.
+func foreignDeadline(ctx context.Context, err error) bool {
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		return false
+	}
+	d, ok := ctx.Deadline()
+	return !ok || time.Now().Before(d)
+}
+
 // settle undoes an attempt of unknown outcome before a wait goes on: it
 // calls undo until it succeeds, ctx ends or until passes (zero: no limit),
 // or Redis refuses it for good (refused, see settleWith). Each undo is
@@ -1222,7 +1235,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						}
 						c.undoLaterQueued(p, field, setLease, start.Add(setLease), 0, ended)
 					}
-					if wait != 0 && brokenConn(err) {
+					if wait != 0 && (brokenConn(err) || foreignDeadline(actx, err)) {
 						ok, refused := c.settle(ctx, p, field, setLease, wait, waitUntil, later)
 						if ok {
 							// Settled: the wait goes on (a node that died or
