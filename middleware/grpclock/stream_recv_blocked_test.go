@@ -28,7 +28,6 @@ import (
 // ends with the call. (Not parallel: no other test's stream receives while it
 // counts those receives.)
 func TestStreamRecvReturnsOnLockLoss(t *testing.T) {
-	t.Parallel()
 	t.Run("group", func(t *testing.T) { streamRecvReturnsOnLockLoss(t) })
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -25,7 +25,6 @@ import (
 // does any later SendMsg. The send left waiting ends with the call. (Not
 // parallel: no other test's stream sends while it counts those sends.)
 func TestStreamSendReturnsOnLockLoss(t *testing.T) {
-	t.Parallel()
 	env := mwtest.New(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	const id = "send-blocked"
