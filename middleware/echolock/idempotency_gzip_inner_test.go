@@ -21,6 +21,7 @@ import (
 // bytes it said it cannot read; one that takes gzip, or sends no
 // Accept-Encoding (any coding then), gets it as stored.
 func TestIdempotencyGzipInsideReplayDecoded(t *testing.T) {
+	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
 	e := echo.New()
