@@ -94,7 +94,7 @@ test: deps
 ##   never answers, a lock held through a slot migration or a Cluster failover, the CLI's listing of a
 ##   Cluster with a primary down or failed over (Cluster processes), what stays behind after many names,
 ##   connections and fault paths (Redis's keys and the Client's maps, run by make test), gen's
-##   *AgreesWithServer tests (thousands of scripts and commands run on redis-server to hold the
+##   *AgreesWithServer and *AgreeWithServer tests (thousands of scripts and commands run on redis-server to hold the
 ##   checker's model to what Redis does; gen's checker, golden and generation tests still run)
 ##   (GO127_SKIP= runs them too), the Sentinel failover suite internal/failover (a minute of
 ##   waiting for failovers), the process-level chaos suite internal/chaos (Redis and worker processes
