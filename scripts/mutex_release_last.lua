@@ -48,7 +48,9 @@
 -- one deletes the set; PTTL, in place of EXISTS, read it for that), so a
 -- refused release changes nothing. Time stands still within a script, so
 -- the expiry put back is the one read.
-local sharded = ARGV[2] ~= nil and string.lower(ARGV[2]) == 'spublish'
+-- The Client sends 'spublish' as written: compared first as it is, since
+-- string.lower on every sharded release cost more than the argument saved.
+local sharded = ARGV[2] == 'spublish' or ARGV[2] ~= nil and string.lower(ARGV[2]) == 'spublish'
 local publish = sharded and 'spublish' or 'publish'
 local wttl = redis.call('pttl', KEYS[3])
 local waiting = wttl ~= -2
