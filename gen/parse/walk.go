@@ -218,6 +218,11 @@ type walker struct {
 	// field Redis replies otherwise than as an array (see open): an
 	// argument of table.insert, cjson.encode, ..., a chunk's return.
 	keeps map[*ast.IdentExpr]bool
+	// errorLocal are the functions in which error names a local (one in
+	// scope where the function is written, or declared in it): a call of
+	// error(...) there may return, so it ends no path (see
+	// reachableReturns).
+	errorLocal map[*ast.FunctionExpr]bool
 }
 
 // elemAlt is an altCall of the and/or expression at Elems[elem].
@@ -2508,6 +2513,12 @@ func (w *walker) function(f *ast.FunctionExpr) {
 	if !w.dry {
 		w.funcIndex(f)
 	}
+	if w.isLocal("error") || declaresError(f) {
+		if w.errorLocal == nil {
+			w.errorLocal = map[*ast.FunctionExpr]bool{}
+		}
+		w.errorLocal[f] = true
+	}
 	w.depth++
 	w.fns = append(w.fns, f)
 	conds, loops := w.conds, w.loops
@@ -4436,7 +4447,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// no string or number: the first value, or every value when
 			// the call is last (return 'x', {}).
 			if l := w.fixedFunc(g.Func); l != nil {
-				what, every, some := badReturns(l.fnExpr, i == len(e.Args)-2 && !g.AdjustRet)
+				what, every, some := badReturns(l.fnExpr, i == len(e.Args)-2 && !g.AdjustRet, w.errorLocal[l.fnExpr])
 				text := exprText(g)
 				if g.AdjustRet {
 					text = "(" + text + ")"
@@ -4455,8 +4466,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			arg.Expands = true
 			if g, ok := a.(*ast.FuncCallExpr); ok && g.Receiver == nil {
 				if l := w.fixedFunc(g.Func); l != nil {
-					arg.Gives = returnCount(l.fnExpr)
-					if n := returnCounts(l.fnExpr); len(n) > 1 {
+					arg.Gives = returnCount(l.fnExpr, w.errorLocal[l.fnExpr])
+					if n := returnCounts(l.fnExpr, w.errorLocal[l.fnExpr]); len(n) > 1 {
 						arg.GivesOnPaths = n
 					}
 					arg.OnPaths = w.returnPaths(l.fnExpr, arg.Pos)
@@ -4509,8 +4520,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 // returnCount is n when every path of fn returns n values, n >= 1, none
 // of them a call or ... that gives any number (see Arg.Gives); 0 when not
 // known: a path may end without a return, or returns give other counts.
-func returnCount(fn *ast.FunctionExpr) int {
-	if n := returnCounts(fn); len(n) == 1 && n[0] >= 1 {
+func returnCount(fn *ast.FunctionExpr, errorLocal bool) int {
+	if n := returnCounts(fn, errorLocal); len(n) == 1 && n[0] >= 1 {
 		return n[0]
 	}
 	return 0
@@ -4523,7 +4534,7 @@ func returnCount(fn *ast.FunctionExpr) int {
 // first found; every is set when each path passes one (an end without a
 // return passes nil as a first value, nothing as the last argument),
 // some when one does.
-func badReturns(fn *ast.FunctionExpr, all bool) (what string, every, some bool) {
+func badReturns(fn *ast.FunctionExpr, all, errorLocal bool) (what string, every, some bool) {
 	kind := func(e ast.Expr) string {
 		switch e.(type) {
 		case *ast.NilExpr:
@@ -4542,7 +4553,7 @@ func badReturns(fn *ast.FunctionExpr, all bool) (what string, every, some bool) 
 		return ""
 	}
 	good, other := 0, ""
-	reachableReturns(fn.Stmts, func(r *ast.ReturnStmt) {
+	reachableReturns(fn.Stmts, errorLocal, func(r *ast.ReturnStmt) {
 		exprs := r.Exprs
 		if !all && len(exprs) > 1 {
 			exprs = exprs[:1]
@@ -4592,7 +4603,7 @@ func (w *walker) returnPaths(fn *ast.FunctionExpr, pos Pos) [][]Arg {
 		paths = append(paths, []Arg{})
 	}
 	ok := true
-	reachableReturns(fn.Stmts, func(r *ast.ReturnStmt) {
+	reachableReturns(fn.Stmts, w.errorLocal[fn], func(r *ast.ReturnStmt) {
 		if k := len(r.Exprs); k > 0 && expands(r.Exprs[k-1]) {
 			ok = false
 		}
@@ -4620,13 +4631,13 @@ func (w *walker) returnPaths(fn *ast.FunctionExpr, pos Pos) [][]Arg {
 // returnCounts are the counts of values fn's paths return, sorted and
 // distinct: a path that may end without a return gives none. Nil when a
 // return's last value is a call or ..., which gives any number.
-func returnCounts(fn *ast.FunctionExpr) []int {
+func returnCounts(fn *ast.FunctionExpr, errorLocal bool) []int {
 	var counts []int
 	if !ends(fn.Stmts) {
 		counts = append(counts, 0)
 	}
 	ok := true
-	reachableReturns(fn.Stmts, func(r *ast.ReturnStmt) {
+	reachableReturns(fn.Stmts, errorLocal, func(r *ast.ReturnStmt) {
 		k := len(r.Exprs)
 		if k > 0 && expands(r.Exprs[k-1]) {
 			ok = false
@@ -4644,33 +4655,34 @@ func returnCounts(fn *ast.FunctionExpr) []int {
 // defined in it) that a run may reach: not one after a statement that ends
 // every path (a return, error(...), an if whose every branch does, a loop
 // no break leaves), nor one in a branch or a loop whose condition never
-// holds (if false, while nil), nor in the else of if true.
-func reachableReturns(list []ast.Stmt, visit func(*ast.ReturnStmt)) {
+// holds (if false, while nil), nor in the else of if true. With
+// errorLocal, error names a local, whose call may return: it ends no path.
+func reachableReturns(list []ast.Stmt, errorLocal bool, visit func(*ast.ReturnStmt)) {
 	for i, st := range list {
 		switch x := st.(type) {
 		case *ast.ReturnStmt:
 			visit(x)
 		case *ast.IfStmt:
 			if !alwaysFalse(x.Condition) {
-				reachableReturns(x.Then, visit)
+				reachableReturns(x.Then, errorLocal, visit)
 			}
 			if !alwaysTrue(x.Condition) {
-				reachableReturns(x.Else, visit)
+				reachableReturns(x.Else, errorLocal, visit)
 			}
 		case *ast.WhileStmt:
 			if !alwaysFalse(x.Condition) {
-				reachableReturns(x.Stmts, visit)
+				reachableReturns(x.Stmts, errorLocal, visit)
 			}
 		case *ast.DoBlockStmt:
-			reachableReturns(x.Stmts, visit)
+			reachableReturns(x.Stmts, errorLocal, visit)
 		case *ast.RepeatStmt:
-			reachableReturns(x.Stmts, visit)
+			reachableReturns(x.Stmts, errorLocal, visit)
 		case *ast.NumberForStmt:
-			reachableReturns(x.Stmts, visit)
+			reachableReturns(x.Stmts, errorLocal, visit)
 		case *ast.GenericForStmt:
-			reachableReturns(x.Stmts, visit)
+			reachableReturns(x.Stmts, errorLocal, visit)
 		}
-		if ends(list[:i+1]) {
+		if endsWith(list[:i+1], errorLocal) {
 			return
 		}
 	}
@@ -4680,24 +4692,47 @@ func reachableReturns(list []ast.Stmt, visit func(*ast.ReturnStmt)) {
 // or a call of error, an if whose every branch (an else among them) does,
 // or a loop no break leaves (while true do ... end, repeat ... until
 // false).
-func ends(list []ast.Stmt) bool {
+func ends(list []ast.Stmt) bool { return endsWith(list, false) }
+
+// endsWith is ends, where with errorLocal a call of error(...) is a local's
+// (local function error() end), which may return: it ends no path.
+func endsWith(list []ast.Stmt, errorLocal bool) bool {
 	if exits(list) {
-		return true
+		if _, call := list[len(list)-1].(*ast.FuncCallStmt); !call || !errorLocal {
+			return true
+		}
 	}
 	if len(list) == 0 {
 		return false
 	}
 	switch s := list[len(list)-1].(type) {
 	case *ast.IfStmt:
-		return len(s.Else) > 0 && ends(s.Then) && ends(s.Else)
+		return len(s.Else) > 0 && endsWith(s.Then, errorLocal) && endsWith(s.Else, errorLocal)
 	case *ast.DoBlockStmt:
-		return ends(s.Stmts)
+		return endsWith(s.Stmts, errorLocal)
 	case *ast.WhileStmt:
 		return alwaysTrue(s.Condition) && !breaks(s.Stmts)
 	case *ast.RepeatStmt:
 		return alwaysFalse(s.Condition) && !breaks(s.Stmts)
 	}
 	return false
+}
+
+// declaresError reports whether the function f declares a local named
+// error, a parameter among them, which its calls of error(...) may call.
+func declaresError(f *ast.FunctionExpr) bool {
+	found := f.ParList != nil && slices.Contains(f.ParList.Names, "error")
+	inspectShallow(f.Stmts, func(s ast.Stmt) {
+		switch x := s.(type) {
+		case *ast.LocalAssignStmt:
+			found = found || slices.Contains(x.Names, "error")
+		case *ast.NumberForStmt:
+			found = found || x.Name == "error"
+		case *ast.GenericForStmt:
+			found = found || slices.Contains(x.Names, "error")
+		}
+	}, func(ast.Expr) {})
+	return found
 }
 
 // alwaysTrue reports whether the condition e holds whenever it is read:
@@ -6023,7 +6058,7 @@ func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, [
 		if k := i - (len(list) - 1); len(list) > 0 && k > 0 {
 			if c, ok := list[len(list)-1].(*ast.FuncCallExpr); ok && c.Receiver == nil && !c.AdjustRet {
 				if l := w.fixedFunc(c.Func); l != nil {
-					if counts := returnCounts(l.fnExpr); len(counts) > 0 && counts[len(counts)-1] <= k {
+					if counts := returnCounts(l.fnExpr, w.errorLocal[l.fnExpr]); len(counts) > 0 && counts[len(counts)-1] <= k {
 						out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil, LuaNil: true}
 					}
 				}
