@@ -223,6 +223,9 @@ type walker struct {
 	// error(...) there may return, so it ends no path (see
 	// reachableReturns).
 	errorLocal map[*ast.FunctionExpr]bool
+	// fnCallsIn are, for each of fnCalls, the functions it is written in,
+	// innermost last (see runsFrom).
+	fnCallsIn map[*ast.FunctionExpr][][]*ast.FunctionExpr
 }
 
 // elemAlt is an altCall of the and/or expression at Elems[elem].
@@ -2693,6 +2696,10 @@ func (w *walker) expr(e ast.Expr) {
 				}
 				pos, _ := w.identPos(id.Line(), id.Value)
 				w.fnCalls[fn] = append(w.fnCalls[fn], pos)
+				if w.fnCallsIn == nil {
+					w.fnCallsIn = map[*ast.FunctionExpr][][]*ast.FunctionExpr{}
+				}
+				w.fnCallsIn[fn] = append(w.fnCallsIn[fn], slices.Clone(w.fns))
 				if w.fnConds == nil {
 					w.fnConds = map[*ast.FunctionExpr][][2]int{}
 				}
@@ -6337,6 +6344,7 @@ func (w *walker) settleFuncs() {
 // written in a local function the script calls only by name, once
 // settleFuncs has found where the functions are called.
 func (w *walker) settleDeferred() {
+	var runs map[*ast.FunctionExpr]Pos
 	for i := range w.f.Calls {
 		c := &w.f.Calls[i]
 		in := -1
@@ -6350,15 +6358,51 @@ func (w *walker) settleDeferred() {
 		}
 		f := w.f.Funcs[in]
 		c.Deferred, c.DeferSpan, c.RunsFrom = true, [2]int{f.Line, f.LastLine}, Pos{}
-		for _, at := range f.Calls {
-			if at.Line >= f.Line && at.Line <= f.LastLine {
-				continue // (a call of it from inside it runs once it does)
-			}
-			if c.RunsFrom.Line == 0 || at.Line < c.RunsFrom.Line || at.Line == c.RunsFrom.Line && at.Col < c.RunsFrom.Col {
-				c.RunsFrom = at
+		if runs == nil {
+			runs = w.runsFrom()
+		}
+		for fn, j := range w.funcs {
+			if j == in {
+				c.RunsFrom = runs[fn]
 			}
 		}
 	}
+}
+
+// runsFrom gives each local function the first call of it written outside
+// it that runs it (none when no call does): a call written in another
+// local function runs where that one first runs (never when it never
+// does), one written in a function the checker cannot follow where it is
+// written. Each pass follows one more call deep, and positions only move
+// up, so as many passes as functions settle it.
+func (w *walker) runsFrom() map[*ast.FunctionExpr]Pos {
+	first := map[*ast.FunctionExpr]Pos{}
+	earlier := func(a, b Pos) bool { return b.Line == 0 || a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+	for range len(w.fnCalls) + 1 {
+		grew := false
+		for fn, calls := range w.fnCalls {
+			for k, at := range calls {
+				in := w.fnCallsIn[fn][k]
+				if slices.Contains(in, fn) {
+					continue // (a call of it from inside it runs once it does)
+				}
+				if n := len(in); n > 0 && w.localFns[in[n-1]] && !w.escaped[in[n-1]] {
+					at = first[in[n-1]]
+					if at.Line == 0 {
+						continue
+					}
+				}
+				if earlier(at, first[fn]) && at != first[fn] {
+					first[fn] = at
+					grew = true
+				}
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	return first
 }
 
 // replyField reports whether key (of a table's field) is one Redis reads
