@@ -1027,6 +1027,17 @@ func (w *walker) assign(name string, v Value) {
 				}
 			}
 		}
+		if l.paramOf != nil && !l.assigned && w.guarded(l) {
+			// A copy of the parameter (local y = v) keeps the value
+			// a test of the parameter shows held (if v then v = 'x').
+			for _, sc := range w.scopes {
+				for _, c := range sc {
+					if c.aliasOf == l && (c.guard == 0 || !slices.Contains(w.scopeIDs, c.guard)) {
+						c.guard = l.guard
+					}
+				}
+			}
+		}
 		l.assigned, l.fnExpr = true, nil
 		return
 	}
