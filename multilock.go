@@ -898,12 +898,11 @@ func clientsOf(l Locker) []*Client {
 // each member's owner, through this MultiLock or another made over handles
 // of the same locks. Given a context that only names the owner (WithOwner),
 // it gives back that owner's most recent hold taken in this process, as
-// that hold's context would; an owner with none here (a lost one
-// included) gets ErrNotHeld and no member is released, as one by owner
-// would give up the owner's other holds of them. A MultiLock with a Locker
-// of another package, whose holds only its own handle knows, answers so the
-// owner's lost holds it has not answered yet, and otherwise, as with any
-// other ctx, unlocks each member with ctx itself. A member whose release failed (refused, as NO_PUBLISH is
+// that hold's context would; an owner with none here (a lost one, given
+// back already, included; with a Locker of another package, none taken
+// through this handle) gets ErrNotHeld and no member is released, as one by
+// owner would give up the owner's other holds of them. With any other ctx
+// each member is unlocked with ctx itself. A member whose release failed (refused, as NO_PUBLISH is
 // for an ACL user without its channel, or unanswered) may stay held until
 // its lease ends: the error names it, and Unlock again with the same
 // context asks those members again (each as its own Unlock made again
@@ -965,12 +964,11 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 					<-lost.givenBack
 					return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, lost.lostBy)
 				}
-				if !m.ownKey {
-					// Every hold of this MultiLock taken here, through any
-					// handle, is in multiOwned, and an owner names holds
-					// of one Client's, this process's.
-					return fmt.Errorf("scriptlock: unlock %s: %w (the owner holds it nowhere in this process)", m.name, ErrNotHeld)
-				}
+				// Every hold of this MultiLock taken here, through any
+				// handle (through this one only, with a Locker of another
+				// package), is in multiOwned, and an owner names holds of
+				// one Client's, this process's.
+				return fmt.Errorf("scriptlock: unlock %s: %w (the owner holds it nowhere in this process)", m.name, ErrNotHeld)
 			}
 		}
 	} else {
