@@ -37,16 +37,7 @@ type MultiLock struct {
 	name       string
 	memberWait time.Duration
 	key        multiKey // what its lock contexts carry their hold under
-	// ownKey: a member lockID cannot name, so key is this handle's own
-	// and only it finds the holds taken through it.
-	ownKey bool
-	// lost lists, by owner named at Lock, the holds of a MultiLock with
-	// its own key that were lost and not yet answered by an Unlock (see
-	// Unlock): no other handle can tell them from holds its members took
-	// otherwise. They go with the handle.
-	lostMu sync.Mutex
-	lost   map[string][]*multiHeld
-	err    error // an invalid option, while NewMultiLock runs
+	err        error    // an invalid option, while NewMultiLock runs
 	// unlockHook, when set (by tests only, on their own MultiLock), runs
 	// in an Unlock with a hold's context once it has taken the hold's
 	// unlocking (unreleasedParts.begin), before it marks the hold unlocked.
@@ -134,7 +125,6 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 		id, ok := lockID(l)
 		if !ok {
 			ids = []string{fmt.Sprintf("own\x00%d", multiSeq.Add(1))}
-			m.ownKey = true
 			break
 		}
 		ids[i] = id
@@ -192,7 +182,6 @@ type multiHeld struct {
 	// lostBy is why it was lost.
 	givenBack chan struct{}
 	lostBy    error
-	lostOwner string // set when its MultiLock remembers it lost (rememberLostLocked)
 	// What watches the members' holds once the context the MultiLock was
 	// locked with ended (watchMember): stopped once the hold ends.
 	watchMu sync.Mutex
@@ -272,11 +261,9 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	if ctx == nil {
 		return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, invalidf("nil context"))
 	}
-	named := true
 	if _, ok := OwnerFrom(ctx); !ok {
 		// One owner for every member, carried by the returned context.
 		ctx = WithOwner(ctx, randomID())
-		named = false
 	} else if err := m.checkOwner(ctx); err != nil {
 		// Refused before any member is taken: a member ordered before the
 		// one that refuses would be acquired (its fencing counter drawn)
@@ -312,7 +299,7 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 			}
 		}
 		if err == nil {
-			return m.bind(ctx, held, named), nil
+			return m.bind(ctx, held), nil
 		}
 		// Member errors name their member.
 		rerr := func() error {
@@ -650,8 +637,8 @@ func (m *MultiLock) release(held []context.Context) error {
 // ends, carrying each member's fencing token (FenceOf), and the last
 // member's as its Fence. A member lost (ErrLockLost,
 // ErrClosed), or released through its own handle, makes it give the other
-// members back. named: the caller named the owner (WithOwner).
-func (m *MultiLock) bind(ctx context.Context, held []context.Context, named bool) context.Context {
+// members back.
+func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Context {
 	mctx, cancelCtx := context.WithCancelCause(ctx)
 	owner, _ := OwnerFrom(ctx) // acquire made sure of one
 	mh := &multiHeld{ctxs: held, givenBack: make(chan struct{})}
@@ -660,25 +647,10 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context, named bool
 	// lose ends the hold as lost through member i, unless it ended already.
 	lose := func(i int, cause error) bool {
 		err := fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause)
-		remember := m.ownKey && named
-		if remember {
-			// Held from the state's change on: an Unlock by owner that
-			// finds the hold ended, not in the registry, finds it here.
-			m.lostMu.Lock()
-		}
-		ok := mh.state.CompareAndSwap(endNone, endLost)
-		if ok {
-			mh.lostBy = err
-			if remember {
-				m.rememberLostLocked(owner, mh)
-			}
-		}
-		if remember {
-			m.lostMu.Unlock()
-		}
-		if !ok {
+		if !mh.state.CompareAndSwap(endNone, endLost) {
 			return false
 		}
+		mh.lostBy = err
 		multiOwned.disown(mh)
 		cancel(err)
 		m.giveBack(mh, i)
@@ -711,41 +683,6 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context, named bool
 	}
 	multiOwned.own(ownedKey[multiKey]{m.key, owner}, mh)
 	return context.WithValue(mctx, m.key, mh)
-}
-
-// rememberLostLocked lists mh, lost, among owner's holds an Unlock has not
-// answered yet. m.lostMu is held.
-func (m *MultiLock) rememberLostLocked(owner string, mh *multiHeld) {
-	if m.lost == nil {
-		m.lost = map[string][]*multiHeld{}
-	}
-	m.lost[owner] = append(m.lost[owner], mh)
-	mh.lostOwner = owner
-}
-
-// answerLost takes mh (nil: owner's most recent) off the lost holds an
-// Unlock has not answered, and returns it (nil: none).
-func (m *MultiLock) answerLost(owner string, mh *multiHeld) *multiHeld {
-	m.lostMu.Lock()
-	defer m.lostMu.Unlock()
-	if mh != nil {
-		owner = mh.lostOwner
-	}
-	hs := m.lost[owner]
-	i := len(hs) - 1
-	if mh != nil {
-		i = slices.Index(hs, mh)
-	}
-	if i < 0 {
-		return nil
-	}
-	got := hs[i]
-	if hs = slices.Delete(hs, i, i+1); len(hs) == 0 {
-		delete(m.lost, owner)
-	} else {
-		m.lost[owner] = hs
-	}
-	return got
 }
 
 // watchMember calls lose once member i's hold is lost, whatever the context
@@ -955,16 +892,10 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 				}
 			}
 			if mh == nil {
-				// No hold of the owner here. Releasing each member by
-				// owner would give up the owner's other holds of them
-				// (its own, another MultiLock's) while a hold of this
-				// one it lost (given back, and dropped from multiOwned)
-				// is what the caller means.
-				if lost := m.answerLost(owner, nil); lost != nil {
-					<-lost.givenBack
-					return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, lost.lostBy)
-				}
-				// Every hold of this MultiLock taken here, through any
+				// No hold of the owner here (one lost was dropped from
+				// multiOwned). Releasing each member by owner would give
+				// up the owner's other holds of them (its own, another
+				// MultiLock's). Every hold of this MultiLock taken here, through any
 				// handle (through this one only, with a Locker of another
 				// package), is in multiOwned, and an owner names holds of
 				// one Client's, this process's.
@@ -985,7 +916,6 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		if !mh.state.CompareAndSwap(endNone, endUnlocked) {
 			if mh.state.Load() == endLost {
 				<-mh.givenBack
-				m.answerLost("", mh) // answered here: not again by owner
 				return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, mh.lostBy)
 			}
 			// An Unlock that could not release some members: those are

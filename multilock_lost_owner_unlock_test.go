@@ -73,12 +73,6 @@ func TestMultiLockLostOwnerUnlockKeepsOwnersOtherHold(t *testing.T) {
 			if err := ml.Unlock(WithOwner(ctx, "job")); !errors.Is(err, ErrNotHeld) {
 				t.Errorf("Unlock of the lost MultiLock naming only the owner: %v, want ErrNotHeld", err)
 			}
-			ml.lostMu.Lock()
-			remembered := len(ml.lost)
-			ml.lostMu.Unlock()
-			if remembered != 0 {
-				t.Errorf("the MultiLock still remembers lost holds of %d owners once Unlock answered them", remembered)
-			}
 			if kind != "OtherPackage" {
 				// Made again over handles of the same locks, which finds
 				// the holds taken through the first (a MultiLock with a
