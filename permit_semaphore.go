@@ -251,12 +251,13 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		unanswered = err != nil
 		if err != nil && unknownOutcome(err) {
 			// An attempt whose connection broke under a wait (the node
-			// died, or went away in a failover) is undone before the wait
+			// died, went away in a failover, or another call's deadline broke
+			// it: foreignDeadline) is undone before the wait
 			// goes on, as a lock's is, and the wait goes on under a new id
 			// and record (the undo marked this one: its attempts take
 			// nothing); otherwise it is undone in the background, and the
 			// error ends the call.
-			if wait != 0 && brokenConn(err) {
+			if wait != 0 && (brokenConn(err) || foreignDeadline(actx, err)) {
 				ok, refused := s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
 					return s.undoOnce(ctx, wire, record)
 				}, func() { s.undoLater(wire, record, lease) })

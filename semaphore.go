@@ -182,10 +182,11 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		unanswered = err != nil
 		if err != nil && unknownOutcome(err) {
 			// An attempt whose connection broke under a wait (the node
-			// died, or went away in a failover) is undone before the wait
+			// died, went away in a failover, or another call's deadline broke
+			// it: foreignDeadline) is undone before the wait
 			// goes on, as a lock's is; otherwise in the background, and
 			// the error ends the call.
-			if wait != 0 && brokenConn(err) {
+			if wait != 0 && (brokenConn(err) || foreignDeadline(actx, err)) {
 				// Atomic: an undo that outlived its bound (callBounded)
 				// may still answer as the next one begins.
 				var given atomic.Int64
