@@ -168,8 +168,9 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 			// hold lasts, at most guardedRepeats times in all (a guarded
 			// one is by callGuarded): the scripts are not retryable, so
 			// that rueidis sends none again after the hold ended (an Unlock
-			// that failed gave the lock up).
-			if err != nil && !guard.on() && brokenConn(err) && !errors.Is(err, errGuardStalled) &&
+			// that failed gave the lock up). So is one another call's
+			// deadline broke the connection under (foreignDeadline).
+			if err != nil && !guard.on() && (brokenConn(err) || foreignDeadline(ctx, err)) && !errors.Is(err, errGuardStalled) &&
 				!h.released() && ctx.Err() == nil && repeats < guardedRepeats-1 {
 				repeats++
 				unsure = true
@@ -224,7 +225,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		}
 		h.mu.Unlock()
 		return opError("extend", s.name, err)
-	case err != nil && brokenConn(err) && h.released():
+	case err != nil && (brokenConn(err) || foreignDeadline(ctx, err)) && h.released():
 		// Not made again: the hold ended while the call was in flight,
 		// which is what the caller is told, as below.
 		return opError("extend", s.name, fmt.Errorf("%w (%w)", endedInFlight(h), err))

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,17 +11,22 @@ import (
 
 // lateExtendMutex is a Mutex whose Extend call fails at once, as one whose
 // reply was lost, while its script reaches the server only once gate closes.
+// The Extend makes such a call again (its connection broke): those fail the
+// same way and send nothing.
 type lateExtendMutex struct {
 	*Mutex
 	gate, ran chan struct{}
+	once      sync.Once
 }
 
 func (g *lateExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
-	go func() {
-		defer close(g.ran)
-		<-g.gate
-		_, _, _ = g.Mutex.extendOnce(context.Background(), field, lease, token, guard)
-	}()
+	g.once.Do(func() {
+		go func() {
+			defer close(g.ran)
+			<-g.gate
+			_, _, _ = g.Mutex.extendOnce(context.Background(), field, lease, token, guard)
+		}()
+	})
 	return false, false, context.DeadlineExceeded
 }
 
