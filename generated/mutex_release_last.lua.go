@@ -125,9 +125,17 @@ if waiting or type(sent) == 'table' then
     return sent -- refused otherwise (before Redis 7.0): as Redis answered
   end
 end
-if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+-- HDEL fails on a key of another type (the name taken by another kind of
+-- lock, this one's hash deleted elsewhere): through pcall, so that the
+-- waiter taken out is put back before the error goes back, as a Lua error
+-- keeps the writes made before it.
+local gone = redis.pcall('hdel', KEYS[1], ARGV[1])
+if gone ~= 1 then
   if waiting and w[1] then
     putBack(w)
+  end
+  if type(gone) == 'table' then
+    return gone
   end
   return nil
 end
@@ -179,7 +187,7 @@ return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "998f668951e05da82786dde274794163818a4070"
+const mutexReleaseLastSHA1 = "5f8187f3d9e4f7f90dd12fce2a9c04e52d7339d7"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 

@@ -113,9 +113,17 @@ if waiting or type(sent) == 'table' then
     return sent -- refused otherwise (before Redis 7.0): as Redis answered
   end
 end
-if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+-- HDEL fails on a key of another type (the name taken by another kind of
+-- lock, this one's hash deleted elsewhere): through pcall, so that the
+-- waiter taken out is put back before the error goes back, as a Lua error
+-- keeps the writes made before it.
+local gone = redis.pcall('hdel', KEYS[1], ARGV[1])
+if gone ~= 1 then
   if waiting and w[1] then
     putBack(w)
+  end
+  if type(gone) == 'table' then
+    return gone
   end
   return nil
 end
