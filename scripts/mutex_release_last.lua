@@ -46,8 +46,9 @@
 -- publish on: the lock's and that waiter's wake channel. A refused one puts
 -- the waiter back, with its score and the set's expiry (the pop of the last
 -- one deletes the set; PTTL, in place of EXISTS, read it for that), so a
--- refused release changes nothing. Time stands still within a script, so
--- the expiry put back is the one read.
+-- refused release changes nothing. The expiry put back is the one read,
+-- counted from the put-back (Redis 7.0's clock moves within a script): the
+-- set lives the few microseconds between them longer.
 -- The Client sends 'spublish' as written: compared first as it is, since
 -- string.lower on every sharded release cost more than the argument saved.
 local sharded = ARGV[2] == 'spublish' or ARGV[2] ~= nil and string.lower(ARGV[2]) == 'spublish'
@@ -60,10 +61,12 @@ if waiting then
   w = redis.call('zpopmin', KEYS[3])
   -- putBack undoes a pop: for a refused release, or a waiter after a dead
   -- one whose wake channel is refused.
+  -- A set due within the millisecond (PTTL 0) gets 1 ms: made again by
+  -- the ZADD, without one it would never expire.
   putBack = function(p)
     redis.call('zadd', KEYS[3], p[2], p[1])
-    if wttl > 0 then
-      redis.call('pexpire', KEYS[3], wttl)
+    if wttl >= 0 then
+      redis.call('pexpire', KEYS[3], math.max(wttl, 1))
     end
   end
 else
