@@ -112,11 +112,12 @@ local function refusal(publish, channels)
   end
   return nil
 end
--- wakeChannels are the wake channels of the first waiters, those a release
--- may wake by name.
+-- wakeChannels is the wake channel of the first waiter, the one a release
+-- wakes first, as MutexReleaseLast checks it; a later one is checked before
+-- it is taken out (wake).
 local function wakeChannels(waiters, prefix)
   local channels = {}
-  for _, w in ipairs(redis.call('zrange', waiters, '0', '7')) do
+  for _, w in ipairs(redis.call('zrange', waiters, '0', '0')) do
     channels[#channels + 1] = prefix .. ':' .. string.match(w, '^[^:]*')
   end
   return channels
@@ -127,9 +128,26 @@ local function wake()
   -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
   -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
   -- of the node it runs on). INFO tells them apart; an INFO the server refuses
-  -- (an ACL without it) is an error table, which reads as a Cluster.
-  for _ = 1, 8 do
-    local w = redis.call('zpopmin', KEYS[4])
+  -- (an ACL without it) is an error table, which reads as a Cluster. A later
+  -- waiter (after a dead one) whose wake channel the ACL refuses is left
+  -- registered, to its fallback timer, as MutexReleaseLast leaves it: the
+  -- lock is already released.
+  for i = 1, 8 do
+    local w
+    if i == 1 then
+      w = redis.call('zpopmin', KEYS[4])
+    else
+      w = redis.call('zrange', KEYS[4], '0', '0', 'withscores')
+      if w[1] and redis.acl_check_cmd then
+        local known, allowed = pcall(redis.acl_check_cmd, ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), '0')
+        if not (known and allowed) then
+          return false
+        end
+      end
+      if w[1] then
+        redis.call('zrem', KEYS[4], w[1])
+      end
+    end
     if not w[1] then
       return false
     end
@@ -249,7 +267,7 @@ return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "2786e31f8c31a828d19d4927567e01fd133c52e7"
+const mutexReleaseSHA1 = "ba9d111fce50b7d038c6e483b7383d840dd09947"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
