@@ -56,11 +56,12 @@ local function refusal(publish, channels)
   end
   return nil
 end
--- wakeChannels are the wake channels of the first waiters, those a release
--- may wake by name.
+-- wakeChannels is the wake channel of the first waiter, the one the call
+-- wakes first, as a release checks it; a later one is checked before it is
+-- taken out (wake).
 local function wakeChannels(waiters, prefix)
   local channels = {}
-  for _, w in ipairs(redis.call('zrange', waiters, '0', '7')) do
+  for _, w in ipairs(redis.call('zrange', waiters, '0', '0')) do
     channels[#channels + 1] = prefix .. ':' .. string.match(w, '^[^:]*')
   end
   return channels
@@ -72,9 +73,25 @@ local function wake()
   -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
   -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
   -- of the node it runs on). INFO tells them apart; an INFO the server refuses
-  -- (an ACL without it) is an error table, which reads as a Cluster.
-  for _ = 1, 8 do
-    local w = redis.call('zpopmin', KEYS[3])
+  -- (an ACL without it) is an error table, which reads as a Cluster. A later
+  -- waiter (after a dead one) whose wake channel the ACL refuses is left
+  -- registered, to its fallback timer, as a release leaves it.
+  for i = 1, 8 do
+    local w
+    if i == 1 then
+      w = redis.call('zpopmin', KEYS[3])
+    else
+      w = redis.call('zrange', KEYS[3], '0', '0', 'withscores')
+      if w[1] and redis.acl_check_cmd then
+        local known, allowed = pcall(redis.acl_check_cmd, ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), '0')
+        if not (known and allowed) then
+          return
+        end
+      end
+      if w[1] then
+        redis.call('zrem', KEYS[3], w[1])
+      end
+    end
     if not w[1] then
       return
     end
