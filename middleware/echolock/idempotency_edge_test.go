@@ -26,10 +26,11 @@ import (
 // 503 and nothing is stored, so the request never runs twice at once: a
 // handler that stops on its context has stopped before a retry can run.
 func TestIdempotencyClaimLost(t *testing.T) {
-	// Not parallel: its claim is renewed against sub-second deadlines, which
-	// other tests' load in this process would put at risk.
+	// Not parallel: its claim is renewed against a one-second deadline for
+	// the retry's three seconds, which other tests' load in this process
+	// would put at risk (a 300 ms claim lost a renewal on a loaded machine).
 	env := mwtest.New(t)
-	store := env.Store(t, idempotency.WithClaimTTL(300*time.Millisecond))
+	store := env.Store(t, idempotency.WithClaimTTL(time.Second))
 	var (
 		mu      sync.Mutex
 		running int
@@ -68,7 +69,7 @@ func TestIdempotencyClaimLost(t *testing.T) {
 		t.Fatalf("handler context cause %v, want idempotency.ErrClaimLost", cause)
 	}
 	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("the loss took %s to reach the handler (claim TTL 300 ms)", took)
+		t.Errorf("the loss took %s to reach the handler (claim TTL 1 s)", took)
 	}
 	if r.code != http.StatusServiceUnavailable || r.header.Get(echolock.HeaderIdempotentReplayed) != "" {
 		t.Fatalf("claim lost: %d %q, want 503", r.code, r.body)
