@@ -309,6 +309,9 @@ type local struct {
 	// Redis refuses as a command argument (local b = a == c or 'y': true),
 	// "" for none; cleared by another value in the declaring block.
 	orNotString string
+	// orReplaced is the scope (see walker.scopeIDs) where a nested block
+	// gave the local another value: orNotString holds after it, not in it.
+	orReplaced int
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
@@ -574,7 +577,9 @@ func (w *walker) setReply(name string, r Return) {
 	}
 	l.reply = r
 	if i == len(w.scopes)-1 && w.depth == l.fn {
-		l.orNotString = ""
+		l.orNotString, l.orReplaced = "", 0
+	} else if l.orNotString != "" {
+		l.orReplaced = w.scopeIDs[len(w.scopeIDs)-1]
 	}
 	l.ctor = nil // another value than the constructor's
 	l.guard = 0  // a new value: no test of the old one holds
@@ -600,8 +605,8 @@ func (w *walker) setOrNotString(name string, e ast.Expr) {
 	}
 	if id, ok := e.(*ast.IdentExpr); ok {
 		// A copy of one (local c = b).
-		if o, _ := w.lookup(id.Value); o != nil && o != l && o.orNotString != "" && !w.guarded(o) && !o.tested {
-			l.orNotString = o.orNotString
+		if o, _ := w.lookup(id.Value); o != nil && o != l && w.orNotString(o) != "" && !w.guarded(o) && !o.tested {
+			l.orNotString, l.orReplaced = o.orNotString, 0
 		}
 		return
 	}
@@ -611,10 +616,19 @@ func (w *walker) setOrNotString(name string, e ast.Expr) {
 	}
 	for _, a := range w.eitherOf(x) {
 		if k := notStringKind(a.Ret); k != "" {
-			l.orNotString = k
+			l.orNotString, l.orReplaced = k, 0
 			return
 		}
 	}
+}
+
+// orNotString is the local l's orNotString where the walker is: "" in the
+// block that gave it another value since.
+func (w *walker) orNotString(l *local) string {
+	if l.orReplaced != 0 && slices.Contains(w.scopeIDs, l.orReplaced) {
+		return ""
+	}
+	return l.orNotString
 }
 
 // setNumArg records what numArgOf says of the value assigned to a local, in
@@ -4416,7 +4430,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					// it may pass it only where it holds a string.)
 					i := slices.IndexFunc(l.reply.Alts, isNot)
 					arg.MayNotString = x.Value + ", a local that holds " + notStringKind(l.reply.Alts[i]) + ", on some paths"
-				case l.orNotString != "" && !w.guarded(l) && !l.tested:
+				case w.orNotString(l) != "" && !w.guarded(l) && !l.tested:
 					// (local b = a == c or 'y': true when a == c.)
 					arg.MayNotString = x.Value + ", a local that holds " + l.orNotString + ", on some paths"
 				}
