@@ -1052,6 +1052,11 @@ func (w *walker) assign(name string, v Value) {
 				}
 			}
 		}
+		if l.aliasOf != nil {
+			// A copy of a parameter given another value holds that
+			// value, no longer the parameter's: checked as a local.
+			l.paramOf, l.param, l.aliasOf = nil, 0, nil
+		}
 		l.assigned, l.fnExpr = true, nil
 		return
 	}
