@@ -5173,23 +5173,57 @@ type replyFwd struct {
 // k))), through any number of such calls. It runs once the whole chunk
 // is walked, before settleParamOps reads them.
 func (w *walker) settleReplyFwds() {
-	for range len(w.replyFwds) + 1 {
-		grew := false
-		for _, fw := range w.replyFwds {
-			for _, rp := range w.replyArgs[fw.from][fw.fi] {
-				rp.at = fw.at
-				if slices.Contains(w.replyArgs[fw.to][fw.ti], rp) {
-					continue
-				}
+	// Each reply a parameter is given is passed on once, along the
+	// calls that pass that parameter on (a work list, with a set of what
+	// each parameter holds): passes over every call until nothing grows
+	// took a pass per function of a chain, each over all its replies.
+	type param struct {
+		fn *ast.FunctionExpr
+		i  int
+	}
+	type item struct {
+		p  param
+		rp replyPass
+	}
+	on := map[param][]replyFwd{}
+	var froms []param // (in the order written: the replies' order is kept)
+	for _, fw := range w.replyFwds {
+		p := param{fw.from, fw.fi}
+		if on[p] == nil {
+			froms = append(froms, p)
+		}
+		on[p] = append(on[p], fw)
+	}
+	held := map[param]map[replyPass]bool{}
+	holds := func(p param) map[replyPass]bool {
+		if held[p] == nil {
+			held[p] = map[replyPass]bool{}
+			for _, rp := range w.replyArgs[p.fn][p.i] {
+				held[p][rp] = true
+			}
+		}
+		return held[p]
+	}
+	var work []item
+	for _, p := range froms {
+		for _, rp := range w.replyArgs[p.fn][p.i] {
+			work = append(work, item{p, rp})
+		}
+	}
+	for len(work) > 0 {
+		it := work[0]
+		work = work[1:]
+		for _, fw := range on[it.p] {
+			rp, to := it.rp, param{fw.to, fw.ti}
+			rp.at = fw.at
+			if h := holds(to); !h[rp] {
+				h[rp] = true
 				if w.replyArgs[fw.to] == nil {
 					w.replyArgs[fw.to] = map[int][]replyPass{}
 				}
 				w.replyArgs[fw.to][fw.ti] = append(w.replyArgs[fw.to][fw.ti], rp)
-				grew = true
+				work = append(work, item{to, rp})
 			}
-		}
-		if !grew {
-			break
 		}
 	}
 	for range len(w.replyFwds) + 1 {
