@@ -226,6 +226,9 @@ type walker struct {
 	// fnCallsIn are, for each of fnCalls, the functions it is written in,
 	// innermost last (see runsFrom).
 	fnCallsIn map[*ast.FunctionExpr][][]*ast.FunctionExpr
+	// callIn is, for each call in File.Calls written in a function, the
+	// innermost one (see settleDeferred): two functions may share a line.
+	callIn map[int]*ast.FunctionExpr
 }
 
 // elemAlt is an altCall of the and/or expression at Elems[elem].
@@ -4539,6 +4542,12 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			w.calls = map[*ast.FuncCallExpr]int{}
 		}
 		w.calls[e] = len(w.f.Calls) - 1
+		if n := len(w.fns); n > 0 {
+			if w.callIn == nil {
+				w.callIn = map[int]*ast.FunctionExpr{}
+			}
+			w.callIn[len(w.f.Calls)-1] = w.fns[n-1]
+		}
 	}
 	for _, u := range ups {
 		u.call = len(w.f.Calls) - 1
@@ -6411,13 +6420,9 @@ func (w *walker) settleDeferred() {
 	var runs map[*ast.FunctionExpr]Pos
 	for i := range w.f.Calls {
 		c := &w.f.Calls[i]
-		in := -1
-		for j, f := range w.f.Funcs {
-			if f.Line <= c.Pos.Line && c.Pos.Line <= f.LastLine && (in < 0 || f.LastLine-f.Line < w.f.Funcs[in].LastLine-w.f.Funcs[in].Line) {
-				in = j
-			}
-		}
-		if in < 0 || w.f.Funcs[in].Escaped {
+		fn := w.callIn[i]
+		in, ok := w.funcs[fn]
+		if fn == nil || !ok || w.f.Funcs[in].Escaped {
 			continue
 		}
 		f := w.f.Funcs[in]
@@ -6425,11 +6430,7 @@ func (w *walker) settleDeferred() {
 		if runs == nil {
 			runs = w.runsFrom()
 		}
-		for fn, j := range w.funcs {
-			if j == in {
-				c.RunsFrom = runs[fn]
-			}
-		}
+		c.RunsFrom = runs[fn]
 	}
 }
 
