@@ -79,29 +79,41 @@ if redis.call('exists', KEYS[1]) == 1 then
   redis.call('set', KEYS[4], '0', 'px', ARGV[3])
   return 0
 end
--- The wakes it may send are checked before it writes (refusal): a publish
--- the ACL refused after a waiter it passed over was taken out failed the
--- call with that waiter gone and nobody told. Each waiter it may go on to
--- is checked, as MutexRelease checks them.
-local channels = {}
-for _, w in ipairs(redis.call('zrange', KEYS[2], '0', '7')) do
-  channels[#channels + 1] = KEYS[3] .. ':' .. string.match(w, '^[^:]*')
-end
-local err = refusal(ARGV[2], channels)
-if err then
-  return err
+-- The wake it sends first, to the first waiter, is checked before it writes
+-- (refusal): a publish the ACL refused after a waiter it passed over was
+-- taken out failed the call with that waiter gone and nobody told. Only that
+-- channel, as MutexRelease and MutexReleaseLast check it: a waiter further
+-- back whose channel is refused neither keeps the wake from the one ahead of
+-- it nor keeps a dead one ahead of it registered.
+local w = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
+if w[1] then
+  local err = refusal(ARGV[2], {KEYS[3] .. ':' .. string.match(w[1], '^[^:]*')})
+  if err then
+    return err
+  end
 end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
 -- The waiter is taken out after its wake is sent, not before: the publish
 -- can fail (a refused SPUBLISH, the call made again with PUBLISH), and a
 -- waiter taken out but not told would sleep until its poll beside a free
--- lock, its repeat finding nobody left to tell.
-for _ = 1, 8 do
-  local w = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
+-- lock, its repeat finding nobody left to tell. A later waiter (after a
+-- dead one) whose wake channel the ACL refuses is left registered, to its
+-- fallback timer, as the releases leave it.
+for i = 1, 8 do
+  if i > 1 then
+    w = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
+  end
   if not w[1] then
     break
   end
-  local heard = redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+  local ch = KEYS[3] .. ':' .. string.match(w[1], '^[^:]*')
+  if i > 1 and redis.acl_check_cmd then
+    local known, allowed = pcall(redis.acl_check_cmd, ARGV[2], ch, '0')
+    if not (known and allowed) then
+      break
+    end
+  end
+  local heard = redis.call(ARGV[2], ch, w[2] .. ':' .. w[1])
   redis.call('zrem', KEYS[2], w[1])
   if heard > 0 or
       string.lower(ARGV[2]) ~= 'spublish' and
@@ -110,13 +122,14 @@ for _ = 1, 8 do
     return 1
   end
 end
--- Nobody to pass to (every publish went through, so this is written).
+-- Nobody to pass to, or only a waiter whose channel is refused (every
+-- publish went through, so this is written).
 redis.call('set', KEYS[4], '0', 'px', ARGV[3])
 return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "7a44cba5b394638599314802640e30e6e24f4160"
+const mutexWaitCancelSHA1 = "80d018a803bfee68e6a22872d7e73d75a8accdc0"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 
