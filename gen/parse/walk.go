@@ -250,6 +250,10 @@ type upval struct {
 	// or a comparison before (v == true, type(v) == 'table'): it may pass
 	// it only where that shows it a string.
 	tested bool
+	// guarded is set when a test of its truth shows it to hold neither
+	// nil nor false there (if v then ... end): it may still hold true, a
+	// comparison's true or a table.
+	guarded bool
 }
 
 // local is a local variable in scope.
@@ -356,6 +360,12 @@ type local struct {
 	// function reading it as an upvalue need not get nil (see
 	// settleUpvalElems).
 	tested bool
+	// valueTested is set once the local is read in a condition, an and/or
+	// or a comparison other than for its truth alone (v == true,
+	// type(v) == 'string', not as if v, not v, v and ...): such a test
+	// may show it a string; one of its truth rules out only nil and false,
+	// and it may still hold true, a comparison's true or a table.
+	valueTested bool
 	// fieldGuards are, per field of a table local (by fieldKey), the ID
 	// of the scope in which a test shows it to hold neither nil nor false
 	// (see guard): the script may pass one it does not list only there (if
@@ -378,6 +388,12 @@ type local struct {
 	// body of if v then ... end), 0 for none; an assignment to the local
 	// ends it.
 	guard int
+	// given is the ID of the scope in which the local holds a value given
+	// on every path that reached it (if c then v = 'x' else v = 'y' end,
+	// at each break of while true), 0 for none: what it held before is
+	// gone, unlike after a test of its truth, which leaves true or a
+	// table. An assignment to the local ends it.
+	given int
 	// nonzeroGuard is the like for a number that is not 0 (nor -0): in
 	// the body of if n < 0 then ... end, after if n == 0 then return end.
 	nonzeroGuard int
@@ -586,6 +602,7 @@ func (w *walker) setReply(name string, r Return) {
 	}
 	l.ctor = nil // another value than the constructor's
 	l.guard = 0  // a new value: no test of the old one holds
+	l.given = 0
 	l.nonzeroGuard = 0
 	l.wholeGuard = 0
 	// Nor one of another local's by this one (n % d == 0, then d = 3).
@@ -608,7 +625,7 @@ func (w *walker) setOrNotString(name string, e ast.Expr) {
 	}
 	if id, ok := e.(*ast.IdentExpr); ok {
 		// A copy of one (local c = b).
-		if o, _ := w.lookup(id.Value); o != nil && o != l && w.orNotString(o) != "" && !w.guarded(o) && !o.tested {
+		if o, _ := w.lookup(id.Value); o != nil && o != l && w.orNotString(o) != "" && !w.givenHere(o) && !o.valueTested {
 			l.orNotString, l.orReplaced = o.orNotString, 0
 		}
 		return
@@ -1337,8 +1354,9 @@ func (w *walker) stmt(s ast.Stmt) {
 		// while true do ... end is left only by a break: a local that
 		// holds a value at each of them holds it after the loop.
 		if alwaysTrue(s.Condition) {
-			given := w.givenAtBreaks(s.Stmts)
+			given, assigned := w.givenAtBreaks(s.Stmts)
 			w.guard(given)
+			w.guardGiven(assigned)
 			for _, n := range given {
 				if l, _ := w.lookup(n); l != nil {
 					l.nilv = nilSource{} // (no reply it held before the loop)
@@ -1426,7 +1444,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		// local v; if c then v = 'x' else v = 'y' end: v holds a value
 		// after it, as it does on every path that goes on.
 		every := w.givenOnEveryPath(s)
-		w.guard(every)
+		w.guardGiven(every)
 		for _, n := range every {
 			if l, _ := w.lookup(n); l != nil {
 				l.nilv = nilSource{}
@@ -1481,7 +1499,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				given = append(given, n)
 			}
 		}
-		w.guard(given)
+		w.guardGiven(given)
 	case *ast.GenericForStmt:
 		listed := w.listedReply(s.Exprs)
 		w.exprs(s.Exprs)
@@ -2174,6 +2192,24 @@ func (w *walker) guard(names []string) {
 	}
 }
 
+// guardGiven records, as guard does, that the locals named hold a value
+// in the innermost scope, given on every path that reached it (see
+// local.given).
+func (w *walker) guardGiven(names []string) {
+	w.guard(names)
+	for _, n := range names {
+		if l, _ := w.lookup(n); l != nil && !w.givenHere(l) {
+			l.given = w.scopeIDs[len(w.scopeIDs)-1]
+		}
+	}
+}
+
+// givenHere reports whether the local l holds a value given on every path
+// that reached where the walker is (see local.given).
+func (w *walker) givenHere(l *local) bool {
+	return l.given != 0 && slices.Contains(w.scopeIDs, l.given)
+}
+
 // testedCopies reports, for each of n names assigned list, whether it is
 // given a local tested here (if v then local w = v): the copy holds
 // neither nil nor false either, in this block.
@@ -2214,6 +2250,12 @@ func (w *walker) guarded(l *local) bool {
 // test (see local.tested).
 func paramTyped(l *local) bool { return l.typed || l.aliasOf != nil && l.aliasOf.typed }
 func paramRead(l *local) bool  { return l.tested || l.aliasOf != nil && l.aliasOf.tested }
+
+// paramValueRead is paramRead for a test other than of truth alone (see
+// local.valueTested).
+func paramValueRead(l *local) bool {
+	return l.valueTested || l.aliasOf != nil && l.aliasOf.valueTested
+}
 
 // nilGuards are the locals a condition, when it is true (or false, with
 // isNil false), shows to hold neither nil nor false: v, v ~= false, v ~=
@@ -2406,8 +2448,10 @@ func breaks(list []ast.Stmt) bool {
 // givenAtBreaks lists the locals that hold a value neither nil nor false at
 // each break of a loop's body, list: given one by the statements before the
 // one that holds the break (and not assigned in it), or tested by it (if v
-// then break end). Not the body's own locals.
-func (w *walker) givenAtBreaks(list []ast.Stmt) []string {
+// then break end). Not the body's own locals. assigned lists those of them
+// given a value before each break, not only tested: what they held before
+// the loop is gone (see local.given).
+func (w *walker) givenAtBreaks(list []ast.Stmt) (given, assigned []string) {
 	w.judged = append(w.judged, list)
 	defer func() { w.judged = w.judged[:len(w.judged)-1] }()
 	var names []string
@@ -2452,18 +2496,19 @@ func (w *walker) givenAtBreaks(list []ast.Stmt) []string {
 			tests[i] = w.nilGuards(x.Condition, false)
 		}
 	}
-	var given []string
 	for _, n := range names {
 		// gives is whether the statements before the one read give n
 		// a value (branchGives of them, read as it goes).
-		ok, any, gives := true, false, false
+		ok, any, gives, tested := true, false, false, false
 		for i, st := range list {
 			if holds[i] {
 				any = true
 				switch {
 				case !assigns([]ast.Stmt{st}, n) && (gives || i > 0 && exits(list[i-1:i])):
+					tested = tested || !gives
 				case slices.Contains(tests[i], n) && !assigns(st.(*ast.IfStmt).Then, n):
 					// if v then break end
+					tested = true
 				default:
 					ok = false
 				}
@@ -2478,9 +2523,12 @@ func (w *walker) givenAtBreaks(list []ast.Stmt) []string {
 		}
 		if ok && any {
 			given = append(given, n)
+			if !tested {
+				assigned = append(assigned, n)
+			}
 		}
 	}
-	return given
+	return given, assigned
 }
 
 // listedReply is 1 + the index in File.Calls of the reply a generic for
@@ -3259,15 +3307,51 @@ func (w *walker) cond(e ast.Expr) {
 	w.expr(e)
 }
 
-// markTested marks the locals e reads as tested (see local.tested).
+// nilOrFalse reports whether e is nil or false written so.
+func nilOrFalse(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.NilExpr, *ast.FalseExpr:
+		return true
+	}
+	return false
+}
+
+// markTested marks the locals e reads as tested (see local.tested), and
+// as valueTested those it reads other than for their truth.
 func (w *walker) markTested(e ast.Expr) {
+	truth := map[*ast.IdentExpr]bool{}
+	var leaves func(e ast.Expr)
+	leaves = func(e ast.Expr) {
+		switch x := e.(type) {
+		case *ast.IdentExpr:
+			truth[x] = true
+		case *ast.UnaryNotOpExpr:
+			leaves(x.Expr)
+		case *ast.LogicalOpExpr:
+			leaves(x.Lhs)
+			leaves(x.Rhs)
+		case *ast.RelationalOpExpr:
+			// v ~= nil, v == false: no more than a test of its truth.
+			if x.Operator == "==" || x.Operator == "~=" {
+				if nilOrFalse(x.Rhs) {
+					leaves(x.Lhs)
+				} else if nilOrFalse(x.Lhs) {
+					leaves(x.Rhs)
+				}
+			}
+		}
+	}
+	leaves(e)
 	inspect([]ast.Stmt{&ast.ReturnStmt{Exprs: []ast.Expr{e}}}, func(ast.Stmt) {}, func(e ast.Expr) {
 		if id, ok := e.(*ast.IdentExpr); ok {
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.tested = true
+				if !truth[id] {
+					l.valueTested = true
+				}
 				// (t = type(v): the condition tests v's type.)
 				if l.typeOf != nil && !l.typeOf.assigned {
-					l.typeOf.tested, l.typeOf.typed = true, true
+					l.typeOf.tested, l.typeOf.valueTested, l.typeOf.typed = true, true, true
 				}
 			}
 		}
@@ -4267,8 +4351,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && !w.dry {
 				pars = append(pars, upval{arg: i, l: l, name: id.Value})
 			}
-			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.guarded(l) && !w.dry {
-				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramRead(l)})
+			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.dry {
+				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramValueRead(l), guarded: w.guarded(l)})
 			}
 			// A local given tonumber of a parameter (local n =
 			// tonumber(x)), neither it nor the parameter tested here.
@@ -4431,15 +4515,18 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				switch {
 				case isNot(l.reply):
 					arg.NotString = x.Value + ", which holds " + notStringKind(l.reply)
-				case (l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither) && slices.ContainsFunc(l.reply.Alts, isNot) && !w.guarded(l) && !l.tested:
+				case (l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither) && slices.ContainsFunc(l.reply.Alts, isNot) && !w.givenHere(l) && !l.valueTested:
 					// (Not one an if gives a value on every path: its
 					// alternatives keep the value it held before. Nor one
 					// the script tested, type(b) == 'boolean', b == true:
-					// it may pass it only where it holds a string.)
+					// it may pass it only where it holds a string. A test
+					// of its truth, if b then, leaves true, so it counts
+					// for nothing here.)
 					i := slices.IndexFunc(l.reply.Alts, isNot)
 					arg.MayNotString = x.Value + ", a local that holds " + notStringKind(l.reply.Alts[i]) + ", on some paths"
-				case w.orNotString(l) != "" && !w.guarded(l) && !l.tested:
-					// (local b = a == c or 'y': true when a == c.)
+				case w.orNotString(l) != "" && !w.givenHere(l) && !l.valueTested:
+					// (local b = a == c or 'y': true when a == c, if b
+					// then ... end or not.)
 					arg.MayNotString = x.Value + ", a local that holds " + l.orNotString + ", on some paths"
 				}
 			}
@@ -5388,15 +5475,19 @@ func (w *walker) settleElemParams() {
 			}
 			continue
 		}
+		// Or true, a comparison, a table (f(a == b), f({})): refused too.
+		// (Not one the function tested first: if type(v) == 'table'. A
+		// test of its truth, if v then, leaves true or a table.)
+		if bad := w.badArgs[u.l.paramOf][u.l.param-1]; bad != "" && !u.tested && a.NotString == "" && a.MayNotString == "" {
+			a.MayNotString = u.name + ", a parameter that a call of its function passes " + bad
+		}
+		if u.guarded {
+			continue // neither nil nor false, nor a missing element, here
+		}
 		// A call passes it nil or false (f(nil), f()): Redis refuses
 		// either.
 		if w.nilArgs[u.l.paramOf][u.l.param-1] && a.NotString == "" && a.MayNil == "" {
 			a.NilParam = u.name
-		}
-		// Or true, a comparison, a table (f(a == b), f({})): refused too.
-		// (Not one the function tested first: if type(v) == 'table'.)
-		if bad := w.badArgs[u.l.paramOf][u.l.param-1]; bad != "" && !u.tested && a.NotString == "" && a.MayNotString == "" {
-			a.MayNotString = u.name + ", a parameter that a call of its function passes " + bad
 		}
 		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
 			continue
