@@ -1354,14 +1354,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		// while true do ... end is left only by a break: a local that
 		// holds a value at each of them holds it after the loop.
 		if alwaysTrue(s.Condition) {
-			given, assigned := w.givenAtBreaks(s.Stmts)
-			w.guard(given)
-			w.guardGiven(assigned)
-			for _, n := range given {
-				if l, _ := w.lookup(n); l != nil {
-					l.nilv = nilSource{} // (no reply it held before the loop)
-				}
-			}
+			w.leftByBreaks(s.Stmts)
 		}
 	case *ast.RepeatStmt:
 		var ends []string
@@ -1384,6 +1377,11 @@ func (w *walker) stmt(s ast.Stmt) {
 		// until v leaves v neither nil nor false.
 		if !breaks(s.Stmts) {
 			w.guard(ends)
+		}
+		// repeat ... until nil (or false) is left only by a break, as
+		// while true is.
+		if alwaysFalse(s.Condition) {
+			w.leftByBreaks(s.Stmts)
 		}
 	case *ast.IfStmt:
 		defer w.probe(s.Condition)()
@@ -2443,6 +2441,20 @@ func breaks(list []ast.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// leftByBreaks records what a loop left only by a break (while true do
+// ... end, repeat ... until nil), of body list, leaves after it: a local
+// that holds a value at each break holds it after the loop.
+func (w *walker) leftByBreaks(list []ast.Stmt) {
+	given, assigned := w.givenAtBreaks(list)
+	w.guard(given)
+	w.guardGiven(assigned)
+	for _, n := range given {
+		if l, _ := w.lookup(n); l != nil {
+			l.nilv = nilSource{} // (no reply it held before the loop)
+		}
+	}
 }
 
 // givenAtBreaks lists the locals that hold a value neither nil nor false at
