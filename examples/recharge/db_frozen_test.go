@@ -1,17 +1,10 @@
 package recharge_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/examples/recharge"
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestDatabaseFrozenUnavailable: a PostgreSQL server that stops answering
@@ -22,38 +15,8 @@ import (
 // order's lock and the Idempotency-Key claimed all along; the retry with
 // the same key, once the server answers again, credits the order once.
 func TestDatabaseFrozenUnavailable(t *testing.T) {
-	ctx := t.Context()
-	pg := postgres.Get(t)
-	dsn := pg.NewDatabase(t)
-	proxy := netproxy.New(t, pg.Addr)
-	store, err := recharge.OpenPostgres(ctx, strings.Replace(dsn, pg.Addr, proxy.Addr, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
-		t.Fatal(err)
-	}
-	node := redistest.Server(t)
-	rc := node.Client(t)
-	prefix := redistest.Prefix(t)
-	locks, err := scriptlock.New(rc, scriptlock.WithKeyPrefix(prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { locks.Close() })
-	idem, err := idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(idem.Close)
-	svc := &recharge.Service{Store: store, Work: func(context.Context, recharge.Order) error { return nil }}
-	srv, err := recharge.NewServer(recharge.Config{Service: svc, Locks: locks, Idempotency: idem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, gc := serve(t, srv)
-	e := &env{store: store, svc: svc, url: url, grpc: gc}
+	bk, proxy, _ := proxiedPostgres(t)
+	e := newEnv(t, bk, 1, noWork, nil, true)
 
 	proxy.Freeze()
 	// The write timeout (10 s) and room for a loaded machine; the client

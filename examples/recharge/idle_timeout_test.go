@@ -1,18 +1,11 @@
 package recharge_test
 
 import (
-	"context"
 	"database/sql"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/examples/recharge"
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestPaymentEndedIdleUnavailable: a payment whose transaction sat idle
@@ -24,42 +17,13 @@ import (
 // order once.
 func TestPaymentEndedIdleUnavailable(t *testing.T) {
 	ctx := t.Context()
-	pg := postgres.Get(t)
-	dsn := pg.NewDatabase(t)
+	bk, proxy, dsn := proxiedPostgres(t)
 	admin, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	proxy := netproxy.New(t, pg.Addr)
-	store, err := recharge.OpenPostgres(ctx, strings.Replace(dsn, pg.Addr, proxy.Addr, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
-		t.Fatal(err)
-	}
-	node := redistest.Server(t)
-	rc := node.Client(t)
-	prefix := redistest.Prefix(t)
-	locks, err := scriptlock.New(rc, scriptlock.WithKeyPrefix(prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { locks.Close() })
-	idem, err := idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(idem.Close)
-	svc := &recharge.Service{Store: store, Work: func(context.Context, recharge.Order) error { return nil }}
-	srv, err := recharge.NewServer(recharge.Config{Service: svc, Locks: locks, Idempotency: idem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, gc := serve(t, srv)
-	e := &env{store: store, svc: svc, url: url, grpc: gc}
+	e := newEnv(t, bk, 1, noWork, nil, true)
 
 	// The credit is held back: the transaction is idle, the order marked
 	// paid in it.
@@ -75,15 +39,10 @@ func TestPaymentEndedIdleUnavailable(t *testing.T) {
 		}
 		return n
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !proxy.HeldOn() || idle() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the credit never came")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitHeld(t, proxy, "the credit", func() bool { return idle() > 0 })
 	// The server ends the idle session; the payment's process, resumed
 	// within its write timeout, sends the credit on it.
+	deadline := time.Now().Add(10 * time.Second)
 	for idle() > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle transaction was never ended")

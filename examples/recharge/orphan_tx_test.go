@@ -1,17 +1,10 @@
 package recharge_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/examples/recharge"
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestOrphanedPaymentRolledBack: a payment whose connection to PostgreSQL
@@ -22,50 +15,14 @@ import (
 // row lock for as long as the server keeps that session: the orphan is
 // rolled back, and the retry credits the order, once.
 func TestOrphanedPaymentRolledBack(t *testing.T) {
-	ctx := t.Context()
-	pg := postgres.Get(t)
-	dsn := pg.NewDatabase(t)
-	proxy := netproxy.New(t, pg.Addr)
-	store, err := recharge.OpenPostgres(ctx, strings.Replace(dsn, pg.Addr, proxy.Addr, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
-		t.Fatal(err)
-	}
-	node := redistest.Server(t)
-	rc := node.Client(t)
-	prefix := redistest.Prefix(t)
-	locks, err := scriptlock.New(rc, scriptlock.WithKeyPrefix(prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { locks.Close() })
-	idem, err := idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(idem.Close)
-	svc := &recharge.Service{Store: store, Work: func(context.Context, recharge.Order) error { return nil }}
-	srv, err := recharge.NewServer(recharge.Config{Service: svc, Locks: locks, Idempotency: idem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, gc := serve(t, srv)
-	e := &env{store: store, svc: svc, url: url, grpc: gc}
+	bk, proxy, _ := proxiedPostgres(t)
+	e := newEnv(t, bk, 1, noWork, nil, true)
 
 	// Held at the credit: the order's row is locked by the transaction.
 	proxy.HoldOn("UPDATE accounts")
 	first := make(chan httpAnswer, 1)
 	go func() { first <- e.post(t, "1", "k1") }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !proxy.HeldOn() {
-		if time.Now().After(deadline) {
-			t.Fatal("the credit never came")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitHeld(t, proxy, "the credit", func() bool { return true })
 	proxy.CutHeld() // the client's side breaks; the server's session stays open, silent
 	if a := <-first; a.code != http.StatusServiceUnavailable {
 		t.Errorf("first: %d %s; want 503", a.code, strings.TrimSpace(a.body))
