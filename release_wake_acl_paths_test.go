@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -31,22 +29,11 @@ func TestMutexReleasePathsAgreeOnRefusedLaterWaiter(t *testing.T) {
 		dead  = "aaaaaaaa-0000-4000-8000-000000000000"
 		other = "bbbbbbbb-0000-4000-8000-000000000000"
 	)
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "&"+m.channel, "&"+m.wake+":"+dead, "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	app := n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" })
+	app := publishOnlyOn(t, n, m.channel, m.wake+":"+dead)
 	ctx := testCtx(t, 20*time.Second)
 	setup := func(waiters ...string) {
 		t.Helper()
-		cmds := [][]string{{"DEL", m.key, m.waiters}, {"HSET", m.key, owner, "1"}, {"PEXPIRE", m.key, "600000"}}
-		for i := 0; i < len(waiters); i += 2 {
-			cmds = append(cmds, []string{"ZADD", m.waiters, waiters[i], waiters[i+1]})
-		}
-		for _, cmd := range append(cmds, []string{"PEXPIRE", m.waiters, "600000"}) {
-			if err := n.Do(t, cmd...).Error(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		seedWaiters(t, n, m, owner, waiters...)
 	}
 	paths := []struct {
 		name    string

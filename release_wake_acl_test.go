@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -31,31 +29,12 @@ func TestMutexReleaseWakeChannelRefused(t *testing.T) {
 		other = "bbbbbbbb-0000-4000-8000-000000000000"
 	)
 	// The lock's channel and the dead client's wake channel, nothing else.
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "&"+m.channel, "&"+m.wake+":"+dead, "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	app := n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" })
+	app := publishOnlyOn(t, n, m.channel, m.wake+":"+dead)
 	ctx := testCtx(t, 20*time.Second)
 	const setTTL = 600000
 	setup := func(waiters ...string) {
 		t.Helper()
-		for _, cmd := range [][]string{
-			{"DEL", m.key, m.waiters},
-			{"HSET", m.key, owner, "1"},
-			{"PEXPIRE", m.key, "600000"},
-		} {
-			if err := n.Do(t, cmd...).Error(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i := 0; i < len(waiters); i += 2 {
-			if err := n.Do(t, "ZADD", m.waiters, waiters[i], waiters[i+1]).Error(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := n.Do(t, "PEXPIRE", m.waiters, "600000").Error(); err != nil {
-			t.Fatal(err)
-		}
+		seedWaiters(t, n, m, owner, waiters...)
 	}
 	unchanged := func(what string, want map[string]float64) {
 		t.Helper()

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -35,24 +33,13 @@ func TestMutexWaitCancelRefusedLaterWaiter(t *testing.T) {
 		leaving = "dddddddd-0000-4000-8000-000000000000:1"
 	)
 	// The live and the dead clients' wake channels, nothing else.
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "&"+m.wake+":"+live, "&"+m.wake+":"+dead, "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	app := n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" })
+	app := publishOnlyOn(t, n, m.wake+":"+live, m.wake+":"+dead)
 	log := listen(t, n, m.wake+":"+live)
 	ctx := testCtx(t, 20*time.Second)
 	seq := 0
 	setup := func(waiters ...string) {
 		t.Helper()
-		cmds := [][]string{{"DEL", m.key, m.waiters}}
-		for i := 0; i < len(waiters); i += 2 {
-			cmds = append(cmds, []string{"ZADD", m.waiters, waiters[i], waiters[i+1]})
-		}
-		for _, cmd := range append(cmds, []string{"PEXPIRE", m.waiters, "600000"}) {
-			if err := n.Do(t, cmd...).Error(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		seedWaiters(t, n, m, "", waiters...)
 	}
 	cancel := func(field string) (bool, error) {
 		seq++
