@@ -230,6 +230,7 @@ func primaries(ctx context.Context, e *env) ([]primary, error) {
 // answers: a node may be down.
 func clusterPrimaries(ctx context.Context, e *env, nodes map[string]rueidis.Client, addrs []string, skip string) (map[string]bool, error) {
 	var ranges []rueidis.RedisMessage
+	var asked string
 	err := errors.New("no other node to ask")
 	for _, a := range addrs {
 		if a == skip {
@@ -240,6 +241,7 @@ func clusterPrimaries(ctx context.Context, e *env, nodes map[string]rueidis.Clie
 		ranges, err = n.Do(bctx, n.B().ClusterSlots().Build()).ToArray()
 		cancel()
 		if err == nil {
+			asked = a
 			break
 		}
 	}
@@ -256,7 +258,17 @@ func clusterPrimaries(ctx context.Context, e *env, nodes map[string]rueidis.Clie
 		if len(node) < 2 {
 			continue
 		}
+		// Read as rueidis reads it, so that the addresses are the client's:
+		// no host (empty, or null under cluster-preferred-endpoint-type
+		// unknown-endpoint) is the host of the node asked, "?" (no hostname
+		// announced) a node the client does not reach.
 		host, _ := node[0].ToString()
+		switch host {
+		case "":
+			host, _, _ = net.SplitHostPort(asked)
+		case "?":
+			continue
+		}
 		port, _ := node[1].AsInt64()
 		owners[net.JoinHostPort(host, strconv.FormatInt(port, 10))] = true
 	}
