@@ -32,6 +32,35 @@ func TestListPrimaryBusy(t *testing.T) {
 			heldMutex(t, ctx, c, n, "w")
 		}
 	}
+	makeBusy(t, busy)
+	r := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix)
+	if r.code != exitPartial || !strings.Contains(r.errOut, busy.Addr) {
+		t.Fatalf("list with primary %s busy: exit %d, want %d naming it\n%s%s", busy.Addr, r.code, exitPartial, r.out, r.errOut)
+	}
+	var l listing
+	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	var got, want []string
+	for _, lk := range l.Locks {
+		got = append(got, lk.Key)
+	}
+	for a, n := range byNode {
+		if a != busy.Addr {
+			want = append(want, prefix+n)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || len(l.Unread) != 1 || l.Unread[0].Node != busy.Addr {
+		t.Errorf("listed %q, unread %+v; want %q and %s unread", got, l.Unread, want, busy.Addr)
+	}
+}
+
+// makeBusy has busy run a script for 20 s past busy-reply-threshold, so that it
+// answers every command BUSY, until the test ends and kills the script.
+func makeBusy(t *testing.T, busy *redistest.Node) {
+	t.Helper()
 	if err := busy.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50").Error(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,27 +87,5 @@ end`
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never answered BUSY (last: %v)", busy.Addr, err)
 		}
-	}
-	r := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix)
-	if r.code != exitPartial || !strings.Contains(r.errOut, busy.Addr) {
-		t.Fatalf("list with primary %s busy: exit %d, want %d naming it\n%s%s", busy.Addr, r.code, exitPartial, r.out, r.errOut)
-	}
-	var l listing
-	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
-		t.Fatalf("%v\n%s", err, r.out)
-	}
-	var got, want []string
-	for _, lk := range l.Locks {
-		got = append(got, lk.Key)
-	}
-	for a, n := range byNode {
-		if a != busy.Addr {
-			want = append(want, prefix+n)
-		}
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) || len(l.Unread) != 1 || l.Unread[0].Node != busy.Addr {
-		t.Errorf("listed %q, unread %+v; want %q and %s unread", got, l.Unread, want, busy.Addr)
 	}
 }

@@ -420,7 +420,21 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		}
 		opt.Sentinel.Username, opt.Sentinel.Password = sa.user, sa.password
 	}
-	return rueidis.NewClient(opt)
+	rc, err := rueidis.NewClient(opt)
+	if err != nil && unavailable(err) && len(opt.InitAddress) > 1 && opt.Sentinel.MasterSet == "" {
+		// rueidis asks the Cluster's layout of the first seed to answer its
+		// dial only: one busy running a script (HELLO is still served) or
+		// loading its dataset fails the connection, though the other seeds
+		// would give the layout, and list would name that primary unread.
+		for _, a := range opt.InitAddress {
+			one := opt
+			one.InitAddress = []string{a}
+			if c, e := rueidis.NewClient(one); e == nil {
+				return c, nil
+			}
+		}
+	}
+	return rc, err
 }
 
 // urlParams are the query parameters rueidis.ParseURL reads.
