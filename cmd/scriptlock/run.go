@@ -250,6 +250,10 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	}
 	defer closeClient(rc)
 	e.rc = rc
+	if err := checkClusterMode(ctx, e); err != nil {
+		fmt.Fprintf(errOut, "scriptlock: %v\n", escapedError{err})
+		return exitFailure
+	}
 	for _, a := range positional {
 		if err := checkDeployment(rc, e.keyPrefix+a); err != nil {
 			fmt.Fprintf(errOut, "scriptlock: %v\n", err)
@@ -346,6 +350,38 @@ func checkDeployment(rc rueidis.Client, key string) error {
 		return failf(exitUsage, "%q has '{' or '}' without a hash tag {...}: on a Cluster the keys and channels of a lock under it lie in other slots than the lock, so no lock can have this name there", key)
 	}
 	return nil
+}
+
+// checkClusterMode refuses a Cluster node the client took for a single node.
+// rueidis does so with one seed whose CLUSTER SLOTS failed with an error
+// naming CLUSTER, taking it for a server without Cluster support: a user
+// refused CLUSTER SLOTS, which no @read grants, gets one. Read so, one
+// primary would pass for the whole keyspace (list would leave out the other
+// primaries' locks and exit 0), and a lock's keys would be laid out as on a
+// single node. HELLO, which every user may send, gives the server's mode.
+func checkClusterMode(ctx context.Context, e *env) error {
+	if e.rc.Mode() != rueidis.ClientModeStandalone {
+		return nil
+	}
+	bctx, cancel := e.bounded(ctx)
+	defer cancel()
+	info, err := e.rc.Do(bctx, e.rc.B().Hello().Build()).AsMap()
+	if _, refused := rueidis.IsRedisErr(err); refused {
+		// Before Redis 6: no HELLO, nor ACL users, nor a refused CLUSTER SLOTS.
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("HELLO: %w", err)
+	}
+	m := info["mode"]
+	if mode, _ := m.ToString(); mode != "cluster" {
+		return nil
+	}
+	why := e.rc.Do(bctx, e.rc.B().ClusterSlots().Build()).Error()
+	if why == nil {
+		why = errors.New("answered now, refused when the client connected")
+	}
+	return fmt.Errorf("the server is a Cluster node, and the client could not learn the Cluster's slots from it (CLUSTER SLOTS: %w): its other primaries would go unread; grant the user +cluster|slots (+cluster|shards from Redis 8)", why)
 }
 
 // closeWait bounds how long a command waits, once done, for its connection
