@@ -49,9 +49,12 @@
 // the call ends with it even if the handler ignored it and returned nil. A
 // later message naming another key than the first (a different order id in
 // a client stream) is refused the same way, with InvalidArgument: the lock
-// guards the first message's key only. Later messages without a key are
-// received as usual. Such a stream holds no lock before its first message is
-// received, so a SendMsg before it fails and ends the call with Internal (a
+// guards the first message's key only. A later message whose key the key
+// source refuses is refused as a first message would be (a Func's own
+// status, such as PermissionDenied, as it returned it). Later messages
+// without a key are received as usual. Such a stream holds no lock before
+// its first message is received, so a SendMsg before it fails and ends the
+// call with Internal (a
 // handler that sends first needs a Metadata key), or with InvalidArgument
 // when the client closed the stream without sending any message; nothing is
 // sent, and both are reported to WithOutcome as key_invalid. A SendMsg on another goroutine once the first message was received,
@@ -548,6 +551,13 @@ func (s *lockedStream) sameKey(m any) {
 		return
 	}
 	s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
+	if err != nil {
+		// Answered as the first message's would be: a Func's own status
+		// (PermissionDenied for another account's order) says more than
+		// that the key differs.
+		s.refuse(s.o.keyError(s.ctx.Context, s.method, err))
+		return
+	}
 	s.refuse(&lockError{st: status.New(codes.InvalidArgument, "lock key differs from the one the stream's first message locked")})
 }
 
@@ -680,24 +690,28 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 		return "", &lockError{st: contextStatus(ctx, err)}
 	}
 	o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
-	// Every answer here is a lockError: the call never ran, so the
-	// idempotency interceptor stores none of them and bad input leaves
-	// nothing in Redis.
+	return "", o.keyError(ctx, method, err)
+}
+
+// keyError answers a key that a key source or core.Key refused with err.
+// Every answer here is a lockError: the call never ran, so the idempotency
+// interceptor stores none of them and bad input leaves nothing in Redis.
+func (o *options) keyError(ctx context.Context, method string, err error) *lockError {
 	switch {
 	case errors.Is(err, errConfig):
 		o.logger.ErrorContext(ctx, "grpclock: key source does not fit the request", "method", method, "err", err)
-		return "", &lockError{st: status.New(codes.Internal, "internal error")}
+		return &lockError{st: status.New(codes.Internal, "internal error")}
 	case errors.Is(err, core.ErrKeyMissing):
-		return "", &lockError{st: status.New(codes.InvalidArgument, "lock key missing")}
+		return &lockError{st: status.New(codes.InvalidArgument, "lock key missing")}
 	case errors.Is(err, core.ErrKeyInvalid):
 		// The detail describes the caller's own input.
-		return "", &lockError{st: status.New(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))}
+		return &lockError{st: status.New(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))}
 	default:
 		if st, ok := status.FromError(err); ok {
-			return "", &lockError{st: st} // a status from a Func key source
+			return &lockError{st: st} // a status from a Func key source
 		}
 		o.logger.WarnContext(ctx, "grpclock: key source failed", "method", method, "err", err)
-		return "", &lockError{st: status.New(codes.InvalidArgument, "lock key invalid")}
+		return &lockError{st: status.New(codes.InvalidArgument, "lock key invalid")}
 	}
 }
 

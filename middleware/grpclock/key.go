@@ -44,8 +44,10 @@ func Metadata(name string) KeySource { return KeySource{metadata: strings.ToLowe
 // Func takes the key from f. For streams req is the first message received.
 // Returning "" with a nil error means the key is missing. An error that
 // wraps the context's error once ctx has ended (the client went away) ends
-// the call with the context's code and is reported as canceled; any other
-// error is an invalid key.
+// the call with the context's code and is reported as canceled; an error
+// carrying a gRPC status (status.Error) ends the call with that status, for
+// a stream's later message too; any other error is an invalid key
+// (InvalidArgument). Both are reported as key_invalid.
 func Func(f func(ctx context.Context, fullMethod string, req any) (string, error)) KeySource {
 	return KeySource{fn: f}
 }
