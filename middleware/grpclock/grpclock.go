@@ -372,16 +372,12 @@ func (s *lockedStream) untilLoss(call func() error) error {
 	left := false // the caller returned at the loss, without call's outcome
 	go func() {
 		var o outcome
+		var stack []byte
 		returned := false
 		defer func() {
-			var stack []byte
-			if v := recover(); v != nil {
-				// The stack is taken here, where the panic's frames are
-				// still on it.
-				o.caught, o.panicked, stack = v, true, debug.Stack()
-			} else if !returned {
-				o.exited = true
-			}
+			// Neither returned nor recovered below: call ended its
+			// goroutine, and this runs as it unwinds.
+			o.exited = !returned && !o.panicked
 			mu.Lock()
 			gone := left
 			done <- o
@@ -405,8 +401,21 @@ func (s *lockedStream) untilLoss(call func() error) error {
 				s.o.logger.ErrorContext(s.ctx, "grpclock: panic recovered in a stream call made under the lock, gone on on the handler's goroutine", "method", s.method, "panic", o.caught, "stack", string(stack))
 			}
 		}()
-		o.err = call()
-		returned = true
+		func() {
+			defer func() {
+				if !returned {
+					// A panic, or Goexit, which recover does not stop. The
+					// value is not the test: under GODEBUG=panicnil=1 a
+					// panic(nil) recovers as nil. The stack is taken here,
+					// where the panic's frames are still on it.
+					o.caught, stack = recover(), debug.Stack()
+				}
+			}()
+			o.err = call()
+			returned = true
+		}()
+		// Only a return or a recovered panic comes this far.
+		o.panicked = !returned
 	}()
 	var o outcome
 	select {
