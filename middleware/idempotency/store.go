@@ -883,8 +883,12 @@ var errCallPanicked = errors.New("idempotency: the call panicked (a client wrapp
 // DEBUG after that, as a client wrapper that panics at every call would
 // log at each renewal and retry.
 func (s *Store) unpanicked(what string, call func() error) (err error) {
+	returned := false
 	defer func() {
-		if v := recover(); v != nil {
+		// Not recover's value: under GODEBUG=panicnil=1 a panic(nil)
+		// recovers as nil, and would pass for a call that went through.
+		if !returned {
+			v := recover()
 			err = fmt.Errorf("%w: %v", errCallPanicked, v)
 			n, news := s.newPanic(what, v)
 			stack := ""
@@ -900,6 +904,7 @@ func (s *Store) unpanicked(what string, call func() error) (err error) {
 		}
 	}()
 	err = call()
+	returned = true
 	if s.panics.Load() != 0 {
 		s.panicMu.Lock()
 		s.panics.Store(0)
