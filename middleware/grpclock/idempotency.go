@@ -18,10 +18,13 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/encoding"
+	encproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -105,8 +108,10 @@ func WithIdempotencyScope(f func(ctx context.Context) string) IdempotencyOption 
 // release the key so the client can retry with it. Errors of the lock
 // interceptor (contended, lock lost, Redis down) are never stored. f gets
 // the code the client is answered: for an error that is no status but wraps
-// a context error, as gRPC answers it, DeadlineExceeded or Canceled. A nil f
-// means the default.
+// a context error, as gRPC answers it, DeadlineExceeded or Canceled; for a
+// response gRPC cannot marshal (a string field not valid UTF-8), Internal,
+// which by default releases the key, so the retry runs again. A nil f means
+// the default.
 func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 	return func(o *idemOptions) { o.storeCode = f }
 }
@@ -396,6 +401,21 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		// status but a context error (a database call's own deadline,
 		// wrapped) with that context's code, not Unknown.
 		st := answerStatus(herr)
+		// gRPC sends no bytes for a nil response, whatever the codec, and
+		// the client decodes an empty message: stored as an empty body,
+		// replayed as the same empty message.
+		var respBody []byte
+		if herr == nil && resp != nil {
+			var merr error
+			if respBody, merr = marshalResponse(resp); merr != nil {
+				// gRPC cannot send it either (a string field not valid
+				// UTF-8, no proto message): the client gets Internal, and
+				// that is the outcome to store or not. An OK recorded
+				// without its response would answer the retry
+				// AlreadyExists, which the call never answered.
+				st = status.Newf(codes.Internal, "grpc: error while marshaling: %v", merr.Error())
+			}
+		}
 		code := st.Code()
 		var le *lockError
 		if !o.storeCode(code) || errors.As(herr, &le) || (herr != nil && lockAnswered.set.Load()) {
@@ -403,27 +423,21 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			return resp, herr
 		}
 		sr := idempotency.StoredResponse{Status: int(code)}
-		if herr == nil {
-			switch rm, ok := resp.(proto.Message); {
-			case resp == nil:
-				// gRPC sends no bytes for a nil response, whatever the
-				// codec, and the client decodes an empty message: stored
-				// as an empty body, replayed as the same empty message.
-			case ok:
-				types.Store(method, rm.ProtoReflect().Type())
-				sr.Body, err = proto.Marshal(rm)
-			default:
-				err = fmt.Errorf("response %T is not a proto message", resp)
+		var encErr error
+		if code == codes.OK {
+			sr.Body = respBody
+			if t := messageType(resp); t != nil {
+				types.Store(method, t)
 			}
 		} else {
-			sr.Body, err = proto.Marshal(sentStatus(st))
+			sr.Body, encErr = proto.Marshal(sentStatus(st))
 		}
 		size := len(sr.Body)
 		if rec != nil {
 			sr.Header, sr.Trailer = rec.stored()
 			size += fieldsSize(sr.Header) + fieldsSize(sr.Trailer)
 		}
-		if err != nil || size > o.maxResponse {
+		if encErr != nil || size > o.maxResponse {
 			sr.Body, sr.Header, sr.Trailer, sr.NotReplayable = nil, nil, nil, true
 		}
 		settled = true
@@ -601,6 +615,37 @@ func IdempotencyUnaryClientInterceptor(opts ...IdempotencyOption) grpc.UnaryClie
 		}
 		return invoker(ctx, method, req, reply, cc, callOpts...)
 	}
+}
+
+// marshalResponse marshals resp as gRPC's proto codec does to send it
+// (messages of the older github.com/golang/protobuf API included), failing
+// where it fails.
+func marshalResponse(resp any) ([]byte, error) {
+	if c := encoding.GetCodecV2(encproto.Name); c != nil {
+		b, err := c.Marshal(resp)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free()
+		return b.Materialize(), nil
+	}
+	m, ok := resp.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("response %T is not a proto message", resp)
+	}
+	return proto.Marshal(m)
+}
+
+// messageType is the type of resp, a response marshalResponse marshalled,
+// or nil.
+func messageType(resp any) protoreflect.MessageType {
+	switch m := resp.(type) {
+	case proto.Message:
+		return m.ProtoReflect().Type()
+	case protoadapt.MessageV1:
+		return protoadapt.MessageV2Of(m).ProtoReflect().Type()
+	}
+	return nil
 }
 
 // answerStatus is the status gRPC answers a handler's error with (OK for
