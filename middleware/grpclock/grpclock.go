@@ -23,9 +23,10 @@
 // the same key with it re-enters. Outcomes: key missing or invalid →
 // InvalidArgument; still contended after the wait → Aborted with a RetryInfo
 // detail (WithRetryAfter, 1 s by default); Redis unreachable → Unavailable
-// (unless WithFailOpen); lock lost while the handler ran → Aborted if the
-// handler failed, its response if it returned one (it finished all the same,
-// and Aborted would say nothing was done). Statuses
+// with a RetryInfo detail too (unless WithFailOpen); lock lost while the
+// handler ran → Aborted if the handler failed, its response if it returned
+// one (it finished all the same, and Aborted would say nothing was done).
+// Statuses
 // carry no Redis addresses or error text: the detail is logged (WithLogger).
 // The lock is released when the handler returns, panics included. A panic
 // of the call beneath a stream's SendMsg or RecvMsg made under the lock (an
@@ -94,6 +95,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -786,17 +788,22 @@ func (o *options) acquireError(ctx context.Context, method, key string, err erro
 		return &lockError{st: status.New(codes.InvalidArgument, "lock key invalid")}
 	case core.Contended:
 		st := status.New(codes.Aborted, "resource locked by another call")
-		retry := core.RetryHint(o.retryAfter, o.wait, remaining)
-		if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(retry)}); derr == nil {
-			st = d
-		}
-		return &lockError{st: st}
+		return &lockError{st: withRetryInfo(st, core.RetryHint(o.retryAfter, o.wait, remaining))}
 	case core.Canceled:
 		return &lockError{st: contextStatus(ctx, err)}
 	default:
 		o.logger.ErrorContext(ctx, "grpclock: lock service unavailable", "method", method, "key", key, "err", err)
-		return &lockError{st: status.New(codes.Unavailable, "lock service unavailable")}
+		// Says when to try again, as echolock's 503 does (Retry-After).
+		return &lockError{st: withRetryInfo(status.New(codes.Unavailable, "lock service unavailable"), o.retryAfter)}
 	}
+}
+
+// withRetryInfo is st with a RetryInfo detail suggesting a retry after d.
+func withRetryInfo(st *status.Status, d time.Duration) *status.Status {
+	if ds, err := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(d)}); err == nil {
+		return ds
+	}
+	return st
 }
 
 // contextStatus is the status of a call whose context ended (or whose

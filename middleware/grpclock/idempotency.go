@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -27,7 +26,6 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/scriptlock/scriptlock"
@@ -330,7 +328,8 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		if err != nil {
 			o.outcome.Report(ctx, scriptlock.RequestRedisDown)
 			o.logger.ErrorContext(ctx, "grpclock: idempotency store unavailable", "method", method, "err", err)
-			return nil, status.Error(codes.Unavailable, "idempotency store unavailable")
+			// Says when to try again, as echolock's 503 does (Retry-After).
+			return nil, withRetryInfo(status.New(codes.Unavailable, "idempotency store unavailable"), time.Second).Err()
 		}
 		switch res.State {
 		case idempotency.Mismatch, idempotency.InFlight:
@@ -344,11 +343,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		case idempotency.Mismatch:
 			return nil, status.Error(codes.FailedPrecondition, "idempotency-key was used for a different request")
 		case idempotency.InFlight:
-			st := status.New(codes.Aborted, "a call with this idempotency-key is in flight")
-			if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)}); derr == nil {
-				st = d
-			}
-			return nil, st.Err()
+			return nil, withRetryInfo(status.New(codes.Aborted, "a call with this idempotency-key is in flight"), time.Second).Err()
 		case idempotency.Done:
 			return replayCall(ctx, o.logger, o.outcome, method, res.Response, &types)
 		case idempotency.OverBudget:
@@ -484,11 +479,7 @@ func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.Request
 		// so it must not run again, and an instance that reads the record
 		// replays it to the retry.
 		log.WarnContext(ctx, "grpclock: stored response written by a later version", "method", method)
-		st := status.New(codes.Unavailable, "stored response not readable by this server")
-		if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)}); derr == nil {
-			st = d
-		}
-		return nil, st.Err()
+		return nil, withRetryInfo(status.New(codes.Unavailable, "stored response not readable by this server"), time.Second).Err()
 	}
 	if err != nil {
 		// A record this version should read but cannot is a store failure
