@@ -24,10 +24,10 @@
 // InvalidArgument; still contended after the wait → Aborted with a RetryInfo
 // detail (WithRetryAfter, 1 s by default); Redis unreachable → Unavailable
 // with a RetryInfo detail too (unless WithFailOpen); lock lost while the
-// handler ran → Aborted if the handler failed, its response if it returned
-// one (it finished all the same, and Aborted would say nothing was done).
-// Statuses
-// carry no Redis addresses or error text: the detail is logged (WithLogger).
+// handler ran → Aborted (with RetryInfo) if the handler failed, its
+// response if it returned one (it finished all the same, and Aborted would
+// say nothing was done). Statuses carry no Redis addresses or error text:
+// the detail is logged (WithLogger).
 // The lock is released when the handler returns, panics included. A panic
 // of the call beneath a stream's SendMsg or RecvMsg made under the lock (an
 // outer interceptor's stream wrapper, a codec) goes on on the handler's
@@ -156,7 +156,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			if err != nil {
 				markLockAnswer(ctx)
-				return nil, lostError(context.Cause(lctx))
+				return nil, lostError(context.Cause(lctx), o.retryAfter)
 			}
 			// The handler saw its context end and still finished: its
 			// response says what it did, as an HTTP response already sent
@@ -225,7 +225,7 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 				// A message the handler sent or received after the loss
 				// was dropped: OK would tell the client the stream was
 				// whole.
-				return lostError(context.Cause(held))
+				return lostError(context.Cause(held), o.retryAfter)
 			}
 			return nil // finished despite the loss, as a unary handler's response stands
 		}
@@ -537,7 +537,7 @@ func privateMessage(m any) (dst any, commit func()) {
 // Aborted, and errors.Is reports the lock's cause (scriptlock.ErrLockLost).
 func (s *lockedStream) lostError() error {
 	s.lossSeen.Store(true)
-	return lostError(context.Cause(s.ctx.Context))
+	return lostError(context.Cause(s.ctx.Context), s.o.retryAfter)
 }
 
 // sameKey refuses a message after the first that names another key than the
@@ -816,7 +816,8 @@ func contextStatus(ctx context.Context, err error) *status.Status {
 }
 
 // lostError is the answer to a call whose lock was lost, with cause (the
-// lock context's cause, scriptlock.ErrLockLost) behind it.
-func lostError(cause error) error {
-	return &lockError{st: status.New(codes.Aborted, "lock lost while handling the call"), cause: cause}
+// lock context's cause, scriptlock.ErrLockLost) behind it, suggesting a
+// retry after retry, as echolock's 503 does (Retry-After).
+func lostError(cause error, retry time.Duration) error {
+	return &lockError{st: withRetryInfo(status.New(codes.Aborted, "lock lost while handling the call"), retry), cause: cause}
 }

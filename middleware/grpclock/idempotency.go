@@ -674,9 +674,10 @@ func sentStatus(st *status.Status) *spb.Status {
 }
 
 // claimLostError answers a call whose idempotency claim was lost while its
-// handler ran and failed: Aborted, like a lost lock, so the client retries.
+// handler ran and failed: Aborted with RetryInfo, like a lost lock, so the
+// client retries.
 func claimLostError() error {
-	return status.Error(codes.Aborted, "idempotency-key claim lost while handling the call")
+	return withRetryInfo(status.New(codes.Aborted, "idempotency-key claim lost while handling the call"), time.Second).Err()
 }
 
 // mdRecorder is the transport stream a covered call's handler runs with: it

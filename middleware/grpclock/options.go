@@ -72,7 +72,8 @@ func WithWait(d time.Duration) Option { return func(o *options) { o.wait = d } }
 // WithRetryAfter sets the retry delay suggested (RetryInfo) to a call that
 // found its lock held (default 1 s). It is capped by the wait, and by the
 // holder's remaining lease when that is an explicit lease shorter still. A
-// call answered Unavailable (Redis unreachable) gets it as it is.
+// call answered Unavailable (Redis unreachable) or Aborted for a lost lock
+// gets it as it is.
 func WithRetryAfter(d time.Duration) Option { return func(o *options) { o.retryAfter = d } }
 
 // WithFailOpen runs handlers without the lock when Redis is unreachable,
