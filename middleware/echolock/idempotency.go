@@ -70,6 +70,13 @@ type IdempotencyConfig struct {
 	// larger response is sent normally but not stored: its key is marked used,
 	// and duplicates answer 409 (the request is neither run again nor replayed).
 	MaxResponseBytes int
+	// MaxReplayDecodedBytes bounds the body of a replay decoded from a
+	// gzip-compressed stored answer for a retry whose Accept-Encoding does
+	// not take gzip (default 16 MiB): MaxResponseBytes bounds the compressed
+	// bytes, which may decode to a thousand times as many. A stored answer
+	// that decodes past it is not replayed to that retry: it answers 406,
+	// asking for gzip; a retry that takes gzip gets the answer as stored.
+	MaxReplayDecodedBytes int64
 	// StoredHeaders lists the response headers stored and replayed (default
 	// Content-Type, Content-Encoding, Content-Language, Content-Location,
 	// Content-Disposition (Echo's c.Attachment and c.Inline: the file's
@@ -103,10 +110,11 @@ type IdempotencyConfig struct {
 
 // DefaultIdempotencyConfig is the configuration Idempotency starts from.
 var DefaultIdempotencyConfig = IdempotencyConfig{
-	Skipper:          DefaultSkipper,
-	Header:           HeaderIdempotencyKey,
-	MaxBodyBytes:     1 << 20,
-	MaxResponseBytes: 1 << 20,
+	Skipper:               DefaultSkipper,
+	Header:                HeaderIdempotencyKey,
+	MaxBodyBytes:          1 << 20,
+	MaxResponseBytes:      1 << 20,
+	MaxReplayDecodedBytes: 16 << 20,
 	StoredHeaders: []string{echo.HeaderContentType, echo.HeaderContentEncoding, "Content-Language",
 		"Content-Location", echo.HeaderContentDisposition, echo.HeaderLocation, "ETag", echo.HeaderLastModified, "Cache-Control",
 		// Required by the status they come with (RFC 9110): 405, 401, 407,
@@ -173,6 +181,10 @@ var (
 	ErrIdempotencyClaimLost = echo.NewHTTPError(http.StatusServiceUnavailable, "Idempotency-Key claim lost while handling the request")
 	ErrIdempotencyStore     = echo.NewHTTPError(http.StatusServiceUnavailable, "idempotency store unavailable")
 	ErrIdempotencyBudget    = echo.NewHTTPError(http.StatusTooManyRequests, "too many stored Idempotency-Key responses for this client")
+	// ErrIdempotencyReplayEncoding: the stored response is gzip-compressed
+	// and decodes past IdempotencyConfig.MaxReplayDecodedBytes, and the
+	// retry does not take gzip. Nothing ran; a retry that takes gzip gets it.
+	ErrIdempotencyReplayEncoding = echo.NewHTTPError(http.StatusNotAcceptable, "the stored response is gzip-compressed and too large to decode: retry with Accept-Encoding: gzip")
 )
 
 var errOverBudget = errors.New("idempotency: scope over its byte budget")
@@ -286,6 +298,11 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.MaxResponseBytes <= 0 {
 		config.MaxResponseBytes = d.MaxResponseBytes
 	}
+	if config.MaxReplayDecodedBytes <= 0 {
+		config.MaxReplayDecodedBytes = d.MaxReplayDecodedBytes
+	}
+	// Read one byte past the limit to tell a body over it, as above.
+	config.MaxReplayDecodedBytes = min(config.MaxReplayDecodedBytes, math.MaxInt64-1)
 	if config.StoredHeaders == nil {
 		config.StoredHeaders = d.StoredHeaders
 	}
@@ -479,7 +496,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				c.Response().Header().Set("Retry-After", "1")
 				return fail(c, ErrIdempotencyInFlight, idempotency.ErrInFlight)
 			case idempotency.Done:
-				return replay(c, res.Response, config.Logger, config.OnOutcome, fail)
+				return replay(c, res.Response, config.MaxReplayDecodedBytes, config.Logger, config.OnOutcome, fail)
 			case idempotency.OverBudget:
 				return fail(c, ErrIdempotencyBudget, errOverBudget)
 			}
@@ -932,7 +949,7 @@ func parsedForm(req *http.Request) ([]byte, error) {
 	return []byte(idempotency.Fingerprint(parts...)), nil
 }
 
-func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.RequestOutcomeFunc, fail func(echo.Context, *echo.HTTPError, error) error) error {
+func replay(c echo.Context, stored []byte, maxDecoded int64, log *slog.Logger, report scriptlock.RequestOutcomeFunc, fail func(echo.Context, *echo.HTTPError, error) error) error {
 	sr, err := idempotency.DecodeStoredResponse(stored)
 	if err == nil {
 		err = checkStoredStatus(sr.Status)
@@ -963,16 +980,28 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.R
 		report.Report(c.Request().Context(), scriptlock.RequestIdempotencyConflict)
 		return fail(c, ErrIdempotencyUsed, idempotency.ErrNotReplayable)
 	}
+	// A body stored gzip-compressed (Echo's Gzip inside this middleware
+	// compressed it for the first client) is decoded for a retry that does
+	// not take gzip, rather than sent in a coding it refused; its stored size
+	// bounds the compressed bytes only, so decoding is bounded too.
+	gz := storedGzip(sr.Header)
+	decode := false
+	if gz && !acceptsGzip(c.Request().Header.Values(echo.HeaderAcceptEncoding)) {
+		switch n := gzipDecodedSize(sr.Body, maxDecoded); {
+		case n > maxDecoded:
+			report.Report(c.Request().Context(), scriptlock.RequestIdempotencyConflict)
+			log.WarnContext(c.Request().Context(), "echolock: stored gzip response decodes past MaxReplayDecodedBytes; not replayed to a retry that does not take gzip",
+				"max_decoded_bytes", maxDecoded)
+			return fail(c, ErrIdempotencyReplayEncoding, fmt.Errorf("stored gzip response decodes past %d bytes", maxDecoded))
+		case n >= 0:
+			decode = true
+		}
+	}
 	report.Report(c.Request().Context(), scriptlock.RequestReplayed)
 	// Each stored header replaces what a middleware further out has set
 	// under its name (a request id, a default Content-Type), so the replay
 	// carries the stored values once; other headers are left as they are.
 	h := c.Response().Header()
-	// A body stored gzip-compressed (Echo's Gzip inside this middleware
-	// compressed it for the first client) is decoded for a retry that does
-	// not take gzip, rather than sent in a coding it refused.
-	gz := storedGzip(sr.Header)
-	decode := gz && !acceptsGzip(c.Request().Header.Values(echo.HeaderAcceptEncoding)) && gzipWhole(sr.Body)
 	for _, f := range sr.Header {
 		h.Del(f.Name)
 	}
@@ -995,7 +1024,8 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.R
 		if err != nil {
 			return err // gzipWhole read it: not reached
 		}
-		_, err = io.Copy(c.Response(), zr)
+		// gzipDecodedSize read it to its end within maxDecoded bytes.
+		_, err = io.Copy(c.Response(), io.LimitReader(zr, maxDecoded))
 		return err
 	}
 	_, err = c.Response().Write(sr.Body)
@@ -1064,16 +1094,24 @@ func acceptsGzip(lines []string) bool {
 	return star > 0
 }
 
-// gzipWhole reports whether b is a gzip stream that decodes to its end,
-// read without keeping what it decodes: a body that does not is replayed as
-// stored, not cut off in the middle of an answer already begun.
-func gzipWhole(b []byte) bool {
+// gzipDecodedSize returns the size b decodes to as a gzip stream, read
+// without keeping what it decodes and no further than limit+1 bytes (a
+// result above limit: it decodes past limit), or -1 when it does not decode
+// to its end: such a body is replayed as stored, not cut off in the middle of
+// an answer already begun.
+func gzipDecodedSize(b []byte, limit int64) int64 {
 	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return false
+		return -1
 	}
-	_, err = io.Copy(io.Discard, zr)
-	return err == nil
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, limit+1))
+	if n > limit {
+		return n
+	}
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // recorder copies the response body, up to limit bytes, as it is written,
