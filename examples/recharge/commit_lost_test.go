@@ -11,7 +11,8 @@ import (
 // PostgreSQL while its connection breaks before the reply (the credit is
 // committed, the answer lost) is answered as a failure; the client's retry
 // with the same Idempotency-Key gets the payment's answer, credited, and the
-// account is credited once.
+// account is credited once. Until the retry the payment counts as
+// unconfirmed in Service.Counts, then as credited.
 func TestCommitReplyLostRetryReplayed(t *testing.T) {
 	bk, proxy, _ := proxiedPostgres(t)
 	e := newEnv(t, bk, 1, noWork, nil, true)
@@ -24,6 +25,9 @@ func TestCommitReplyLostRetryReplayed(t *testing.T) {
 	a := <-first
 	if a.code != http.StatusServiceUnavailable {
 		t.Errorf("first, its commit's reply lost: %d %s; want 503", a.code, strings.TrimSpace(a.body))
+	}
+	if c := e.svc.Counts(); c.Credited != 0 || c.Unconfirmed != 1 {
+		t.Errorf("service counts %+v after the commit's reply was lost; want 1 unconfirmed, none credited", c)
 	}
 	proxy.Thaw() // the commit reaches the server now: the credit is made
 	deadline := time.Now().Add(10 * time.Second)
@@ -45,5 +49,9 @@ func TestCommitReplyLostRetryReplayed(t *testing.T) {
 	}
 	if bal := e.balance(t); bal != amount {
 		t.Errorf("balance %d; want %d", bal, amount)
+	}
+	// The credit was made by this service; the replay found it out.
+	if c := e.svc.Counts(); c.Credited != 1 || c.AlreadyProcessed != 0 || c.Unconfirmed != 0 {
+		t.Errorf("service counts %+v after the retry found the credit; want 1 credited, none already processed or unconfirmed", c)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -84,16 +85,70 @@ type Service struct {
 	Unsafe bool
 
 	credited, already, stale atomic.Int64
+
+	// unconfirmed maps an order to the token of this service's payment of
+	// it whose COMMIT got no reply: made or not, the database alone knows,
+	// and a later recharge of the order here finds out. At most one entry
+	// per order.
+	mu          sync.Mutex
+	unconfirmed map[int64]int64
 }
 
-// Counts are the service's outcome counters since it started. Credited
-// counts the credits made; an answer with Result.Replayed changed nothing and
-// counts as AlreadyProcessed.
-type Counts struct{ Credited, AlreadyProcessed, Stale int64 }
+// Counts are the service's outcome counters since it started.
+type Counts struct {
+	// Credited counts the credits this service made and knows of: a
+	// payment whose commit got no reply counts here once a later recharge
+	// of the order in this service finds it was made.
+	Credited int64
+	// AlreadyProcessed counts answers for orders already paid, by an
+	// earlier recharge: nothing changed. An answer with Result.Replayed
+	// counts here too, unless it is the one that finds out an Unconfirmed
+	// payment of this service was made (Credited then).
+	AlreadyProcessed int64
+	// Stale counts payments refused because a newer lock holder had
+	// claimed the order (ErrStaleFence).
+	Stale int64
+	// Unconfirmed counts this service's payments whose commit got no reply
+	// (answered unavailable): each may have been made. A later recharge of
+	// the order in this service settles it, moving it to Credited when it
+	// was made; until then the balances may hold credits Credited does not
+	// count.
+	Unconfirmed int64
+}
 
 // Counts returns the outcome counters.
 func (s *Service) Counts() Counts {
-	return Counts{s.credited.Load(), s.already.Load(), s.stale.Load()}
+	s.mu.Lock()
+	n := int64(len(s.unconfirmed))
+	s.mu.Unlock()
+	return Counts{s.credited.Load(), s.already.Load(), s.stale.Load(), n}
+}
+
+// settle learns what became of order's unconfirmed payment, if this service
+// has one: paidBy is the token of the payment the order now records (0
+// for none, or not paid). It reports whether that payment is this service's
+// unconfirmed one, now counted as credited.
+func (s *Service) settle(order, paidBy int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	token, ok := s.unconfirmed[order]
+	if !ok {
+		return false
+	}
+	delete(s.unconfirmed, order)
+	if token != 0 && token == paidBy {
+		s.credited.Add(1)
+		return true
+	}
+	return false
+}
+
+// hasUnconfirmed reports whether this service has an unconfirmed payment of order.
+func (s *Service) hasUnconfirmed(order int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.unconfirmed[order]
+	return ok
 }
 
 // Recharge runs the recharge flow for one order. ctx is the lock's context
@@ -151,20 +206,32 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 	}
 	request, _ := idempotency.RequestID(ctx)
 	if o.Status == StatusPaid {
-		s.already.Add(1)
-		if request != "" {
-			// A retry of the request that paid, whose answer was lost with
-			// its process: give that answer again, not "already processed".
-			p, ok, err := s.Store.Payment(rctx, orderID)
-			if err != nil {
+		var (
+			p    Payment
+			ok   bool
+			mine bool
+		)
+		if request != "" || s.hasUnconfirmed(orderID) {
+			if p, ok, err = s.Store.Payment(rctx, orderID); err != nil {
 				return Result{Order: o, Fence: token}, err
 			}
-			if ok && p.Request == request {
-				return Result{Order: o, Outcome: Credited, Fence: p.Fence, Replayed: true}, nil
-			}
+			// Whoever paid it, this service's unconfirmed payment of the
+			// order, if any, is settled now: made when it is the one recorded.
+			mine = s.settle(orderID, p.Fence)
+		}
+		if !mine {
+			s.already.Add(1)
+		}
+		if ok && request != "" && p.Request == request {
+			// A retry of the request that paid, whose answer was lost
+			// (its process died, or its commit's reply never came): give
+			// that answer again, not "already processed".
+			return Result{Order: o, Outcome: Credited, Fence: p.Fence, Replayed: true}, nil
 		}
 		return Result{Order: o, Outcome: AlreadyProcessed, Fence: token}, nil
 	}
+	// Unpaid: a payment of it this service could not confirm was not made.
+	s.settle(orderID, 0)
 	if o.Status != StatusUnpaid {
 		return Result{Order: o, Fence: token}, fmt.Errorf("%w: order %d is %q", ErrNotPayable, orderID, o.Status)
 	}
@@ -184,6 +251,14 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 	defer cancelWrite()
 	if err := s.Store.Pay(wctx, o, token, request); err != nil {
 		s.count(err)
+		if errors.Is(err, errCommitUnanswered) {
+			s.mu.Lock()
+			if s.unconfirmed == nil {
+				s.unconfirmed = make(map[int64]int64)
+			}
+			s.unconfirmed[orderID] = token
+			s.mu.Unlock()
+		}
 		return Result{Order: o, Fence: token}, err
 	}
 	s.credited.Add(1)

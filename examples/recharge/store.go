@@ -379,8 +379,17 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 		o.ID, token, request); err != nil {
 		return fmt.Errorf("recharge: record payment of order %d: %w", o.ID, err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		// The COMMIT may have reached the server and been made while its
+		// reply was lost: the payment's fate is unknown here.
+		return fmt.Errorf("recharge: commit payment of order %d: %w: %w", o.ID, errCommitUnanswered, err)
+	}
+	return nil
 }
+
+// errCommitUnanswered marks a payment whose COMMIT failed: it may have been
+// made (see Service.Counts).
+var errCommitUnanswered = errors.New("commit not confirmed")
 
 // orderTx reads order id's fence inside tx: ErrOrderNotFound when there is
 // no such order.
