@@ -11,8 +11,10 @@ import (
 // with another amount or account (read before a change, or built from a
 // request) is refused and nothing is written.
 func TestPayCreditsTheOrdersAmount(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := t.Context()
 			store := b.open(t)
 			if err := store.Seed(ctx, 2, 1, func(int) int64 { return amount }); err != nil {

@@ -14,6 +14,7 @@ import (
 // account is credited once. Until the retry the payment counts as
 // unconfirmed in Service.Counts, then as credited.
 func TestCommitReplyLostRetryReplayed(t *testing.T) {
+	t.Parallel()
 	bk, proxy, _ := proxiedPostgres(t)
 	e := newEnv(t, bk, 1, noWork, nil, true)
 

@@ -13,6 +13,7 @@ import (
 // A negative lock wait is a configuration error from NewServer, not a panic
 // when the front ends are built.
 func TestNegativeWaitRefused(t *testing.T) {
+	t.Parallel()
 	store, err := recharge.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "recharge.db"))
 	if err != nil {
 		t.Fatal(err)

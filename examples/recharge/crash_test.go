@@ -29,8 +29,12 @@ import (
 // credited once, and a request with another key still gets "already
 // processed".
 func TestRetryAfterCrashGetsFirstAnswer(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { testRetryAfterCrash(t, b) })
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			testRetryAfterCrash(t, b)
+		})
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 // not 500 / Internal, and the Idempotency-Key is released, so the retry with
 // the same key runs again and credits the order.
 func TestDatabaseDeadlockTransient(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dsn := postgres.Get(t).NewDatabase(t)
 	admin, err := sql.Open("pgx", dsn)

@@ -24,6 +24,7 @@ import (
 // (retry later: nothing was paid), not 500 / Internal, which says the
 // request itself failed.
 func TestDatabaseDownUnavailable(t *testing.T) {
+	t.Parallel()
 	pg := pgtest.Start(t) // a server of this test's own: it is stopped below
 	ctx := t.Context()
 	store, err := recharge.OpenPostgres(ctx, pg.NewDatabase(t))
@@ -67,6 +68,7 @@ func TestDatabaseDownUnavailable(t *testing.T) {
 // locked for writing past the busy timeout is answered 503 with
 // Retry-After, retry later, as an unreachable server is.
 func TestDatabaseBusyUnavailable(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out SQLite's 10 s busy timeout")
 	}

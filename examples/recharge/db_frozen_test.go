@@ -15,6 +15,7 @@ import (
 // order's lock and the Idempotency-Key claimed all along; the retry with
 // the same key, once the server answers again, credits the order once.
 func TestDatabaseFrozenUnavailable(t *testing.T) {
+	t.Parallel()
 	bk, proxy, _ := proxiedPostgres(t)
 	e := newEnv(t, bk, 1, noWork, nil, true)
 

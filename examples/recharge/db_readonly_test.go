@@ -22,6 +22,7 @@ import (
 // later, as an unreachable one is; not 500 / Internal, which says the
 // request itself failed.
 func TestDatabaseReadOnlyUnavailable(t *testing.T) {
+	t.Parallel()
 	pg := pgtest.Start(t) // a server of this test's own: it is made read-only below
 	ctx := t.Context()
 	e := postgresEnv(t, pg.NewDatabase(t))

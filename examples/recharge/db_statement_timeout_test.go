@@ -20,8 +20,12 @@ import (
 // Retry-After on HTTP and Unavailable on gRPC, retry later, not 500 /
 // Internal, which says the request itself failed.
 func TestDatabaseStatementTimeoutUnavailable(t *testing.T) {
+	t.Parallel()
 	for _, setting := range []string{"statement_timeout", "lock_timeout"} {
-		t.Run(setting, func(t *testing.T) { statementTimedOut(t, setting) })
+		t.Run(setting, func(t *testing.T) {
+			t.Parallel()
+			statementTimedOut(t, setting)
+		})
 	}
 }
 

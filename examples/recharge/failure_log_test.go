@@ -42,8 +42,10 @@ func (l *logBuffer) String() string {
 // front ends: an operator must be able to find out why a payment was not
 // made, whichever front end it came through.
 func TestFailedRechargeLogged(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := t.Context()
 			store := b.open(t)
 			if err := store.Seed(ctx, 1, 2, func(int) int64 { return amount }); err != nil {
@@ -94,8 +96,10 @@ func TestFailedRechargeLogged(t *testing.T) {
 // (here the payment cannot be recorded, so the credit is rolled back), and
 // that reason must not be lost with the 503 / Aborted the client gets.
 func TestFailedPaymentAfterLockLossLogged(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := t.Context()
 			store := b.open(t)
 			if err := store.Seed(ctx, 1, 2, func(int) int64 { return amount }); err != nil {
@@ -110,12 +114,19 @@ func TestFailedPaymentAfterLockLossLogged(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { locks.Close() })
-			const lease = 300 * time.Millisecond
+			// Long enough for a request to reach its work on a loaded
+			// machine before the lease runs out.
+			const lease = time.Second
 			var logs logBuffer
-			// The work outlasts the lease and ignores its context, as a
-			// paused process would.
-			svc := &recharge.Service{Store: store, Work: func(context.Context, recharge.Order) error {
-				time.Sleep(3 * lease)
+			// The work outlasts the lease, as a paused process would, and
+			// returns only once the lock's context has ended, which a loaded
+			// machine may tell late (its loss timer fires late), so that the
+			// write runs after the loss.
+			svc := &recharge.Service{Store: store, Work: func(ctx context.Context, _ recharge.Order) error {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Minute):
+				}
 				return nil
 			}}
 			srv, err := recharge.NewServer(recharge.Config{Service: svc, Locks: locks,

@@ -18,6 +18,7 @@ import (
 // LockStats does not count it as Contended, which says the request was
 // still locked out by another when the wait ran out (409).
 func TestFrozenRedisWaitNotContended(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	store, err := recharge.OpenSQLite(ctx, filepath.Join(t.TempDir(), "recharge.db"))
 	if err != nil {
@@ -40,7 +41,7 @@ func TestFrozenRedisWaitNotContended(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { direct.Close() })
-	srv, err := recharge.NewServer(recharge.Config{Service: &recharge.Service{Store: store}, Locks: locks, Wait: time.Second})
+	srv, err := recharge.NewServer(recharge.Config{Service: &recharge.Service{Store: store}, Locks: locks, Wait: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +58,30 @@ func TestFrozenRedisWaitNotContended(t *testing.T) {
 	}
 	defer func() { _ = holder.Unlock(hctx) }()
 	// The request's first attempt finds the lock held; Redis then stops
-	// answering while it waits.
-	time.AfterFunc(300*time.Millisecond, px.Freeze)
+	// answering while it waits: 300 ms after the server has its
+	// subscription to the lock's release (not a fixed delay from the
+	// start, which a loaded machine may outrun), by when the confirmation
+	// has reached it. A wait whose SUBSCRIBE itself goes unanswered ends
+	// reporting the holder its first attempt saw, not the silence.
 	t.Cleanup(px.Thaw)
-	a := e.post(t, "1", "")
+	answered := make(chan httpAnswer, 1)
+	go func() { answered <- e.post(t, "1", "") }()
+	rc := node.Client(t)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		chans, err := rc.Do(ctx, rc.B().PubsubChannels().Build()).AsStrSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chans) > 0 && srv.LockStats().Waited > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never waited for the held lock")
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	px.Freeze()
+	a := <-answered
 	px.Thaw()
 	if a.code != http.StatusServiceUnavailable {
 		t.Errorf("waiting request, Redis frozen: %d %s; want 503", a.code, a.body)

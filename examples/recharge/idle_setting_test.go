@@ -13,6 +13,7 @@ import (
 // idle_in_transaction_session_timeout 5 s where nothing set it, and keep
 // the value a DSN or the database sets, 0 (no timeout) included.
 func TestIdleTimeoutSettingKept(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dsn := postgres.Get(t).NewDatabase(t)
 	for _, c := range []struct{ param, want string }{

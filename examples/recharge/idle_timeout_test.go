@@ -16,6 +16,7 @@ import (
 // for now, not 500; the retry with the same Idempotency-Key credits the
 // order once.
 func TestPaymentEndedIdleUnavailable(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	bk, proxy, dsn := proxiedPostgres(t)
 	admin, err := sql.Open("pgx", dsn)

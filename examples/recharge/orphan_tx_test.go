@@ -15,6 +15,7 @@ import (
 // row lock for as long as the server keeps that session: the orphan is
 // rolled back, and the retry credits the order, once.
 func TestOrphanedPaymentRolledBack(t *testing.T) {
+	t.Parallel()
 	bk, proxy, _ := proxiedPostgres(t)
 	e := newEnv(t, bk, 1, noWork, nil, true)
 

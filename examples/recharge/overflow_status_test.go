@@ -19,8 +19,10 @@ import (
 // saying so, as for an order that is not payable, not 500 / Internal, which
 // tells the client the server broke. Nothing is written.
 func TestCreditOverflowAnswered(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := t.Context()
 			// Orders 1, 3 and 5 are account 1's: the first credit takes its
 			// balance past half the largest BIGINT, the others would overflow it.

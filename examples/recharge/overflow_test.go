@@ -13,8 +13,10 @@ import (
 // keeps its exact integer value. (SQLite turns an overflowing integer sum
 // into a floating-point number instead of failing.)
 func TestCreditOverflowRefused(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := t.Context()
 			store := b.open(t)
 			const big = math.MaxInt64/2 + 1

@@ -11,8 +11,10 @@ import (
 // nothing: orders with no account to belong to (it divided by zero and
 // panicked), or a negative count.
 func TestSeedInvalidCounts(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			store := b.open(t)
 			for _, c := range []struct{ accounts, orders int }{{0, 3}, {-2, 3}, {2, -1}} {
 				err := store.Seed(t.Context(), c.accounts, c.orders, func(int) int64 { return amount })

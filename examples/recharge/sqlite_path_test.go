@@ -14,6 +14,7 @@ import (
 // opened "shop" (two services' orders and balances in one file), and "a?b.db"
 // opened "a" without WAL, the busy timeout or foreign keys.
 func TestOpenSQLiteNamesTheFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"shop#1.db", "shop#2.db", "a?b.db", "c%41.db", "d%3F.db"} {
 		path := filepath.Join(dir, name)

@@ -17,8 +17,10 @@ import (
 // is refused, and an order in any other state (cancelled, refunded: states
 // another part of the shop sets) is neither credited nor marked paid.
 func TestOnlyUnpaidOrdersPaid(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := t.Context()
 			store := b.open(t)
 			if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
@@ -46,8 +48,10 @@ func TestOnlyUnpaidOrdersPaid(t *testing.T) {
 }
 
 func TestOtherStatesNotCredited(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, b, 2, nil, nil, false)
 			if _, err := e.store.DB().ExecContext(t.Context(), `UPDATE orders SET status = 'cancelled'`); err != nil {
 				t.Fatal(err)

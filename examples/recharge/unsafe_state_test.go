@@ -13,8 +13,10 @@ import (
 // nothing written. It was marked paid and credited, so the unsafe runs
 // charged the lock with credits it has nothing to do with.
 func TestUnsafeRefusesCancelledOrder(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := t.Context()
 			store := b.open(t)
 			if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
