@@ -107,9 +107,10 @@ func WithIdempotencyScope(f func(ctx context.Context) string) IdempotencyOption 
 // interceptor (contended, lock lost, Redis down) are never stored. f gets
 // the code the client is answered: for an error that is no status but wraps
 // a context error, as gRPC answers it, DeadlineExceeded or Canceled; for a
-// response gRPC cannot marshal (a string field not valid UTF-8), Internal,
-// which by default releases the key, so the retry runs again. A nil f means
-// the default.
+// response gRPC cannot marshal (a string field not valid UTF-8) with the
+// call's codec (the one registered for its content-subtype, else proto's),
+// Internal, which by default releases the key, so the retry runs again. A
+// nil f means the default.
 func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 	return func(o *idemOptions) { o.storeCode = f }
 }
@@ -400,15 +401,16 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		// the client decodes an empty message: stored as an empty body,
 		// replayed as the same empty message.
 		var respBody []byte
+		var encErr error // the response or status cannot be stored
 		if herr == nil && resp != nil {
-			var merr error
-			if respBody, merr = marshalResponse(resp); merr != nil {
+			var sendErr error
+			if respBody, sendErr, encErr = marshalResponse(ctx, resp); sendErr != nil {
 				// gRPC cannot send it either (a string field not valid
 				// UTF-8, no proto message): the client gets Internal, and
 				// that is the outcome to store or not. An OK recorded
 				// without its response would answer the retry
 				// AlreadyExists, which the call never answered.
-				st = status.Newf(codes.Internal, "grpc: error while marshaling: %v", merr.Error())
+				st = status.Newf(codes.Internal, "grpc: error while marshaling: %v", sendErr.Error())
 			}
 		}
 		code := st.Code()
@@ -418,7 +420,6 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			return resp, herr
 		}
 		sr := idempotency.StoredResponse{Status: int(code)}
-		var encErr error
 		if code == codes.OK {
 			sr.Body = respBody
 			if t := messageType(resp); t != nil {
@@ -608,11 +609,52 @@ func IdempotencyUnaryClientInterceptor(opts ...IdempotencyOption) grpc.UnaryClie
 	}
 }
 
-// marshalResponse marshals resp as gRPC's proto codec does to send it
-// (messages of the older github.com/golang/protobuf API included), failing
-// where it fails.
-func marshalResponse(resp any) ([]byte, error) {
-	if c := encoding.GetCodecV2(encproto.Name); c != nil {
+// marshalResponse marshals resp, a call's OK response, to be stored, as
+// gRPC's proto codec marshals it (messages of the older
+// github.com/golang/protobuf API included), failing where it fails: err.
+// A replay is decoded from those bytes and sent with the retry's codec.
+// sendErr is the error of the codec gRPC answers this call with, the one
+// registered for its content-subtype (see callCodec): where that one fails
+// gRPC sends nothing and answers Internal, and where it sends what the
+// proto codec refuses the call was answered OK all the same, with a
+// response that is not stored.
+func marshalResponse(ctx context.Context, resp any) (body []byte, sendErr, err error) {
+	body, err = marshalWith(encproto.Name, resp)
+	if name := callCodec(ctx); name != encproto.Name {
+		_, sendErr = marshalWith(name, resp)
+		return body, sendErr, err
+	}
+	return body, err, err
+}
+
+// callCodec names the codec gRPC answers the call in ctx with: the one
+// registered for the content-subtype of its content-type, else proto's, as
+// gRPC picks it. A codec a server forces (grpc.ForceServerCodec) is not
+// visible to an interceptor.
+func callCodec(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	ct := md.Get("content-type")
+	if len(ct) == 0 {
+		return encproto.Name
+	}
+	sub, ok := strings.CutPrefix(ct[0], "application/grpc")
+	if !ok || sub == "" || (sub[0] != '+' && sub[0] != ';') {
+		return encproto.Name
+	}
+	if sub = sub[1:]; sub != "" && (encoding.GetCodec(sub) != nil || encoding.GetCodecV2(sub) != nil) {
+		return sub
+	}
+	return encproto.Name
+}
+
+// marshalWith marshals resp with the codec registered under name, as gRPC
+// does: one of the older interface (encoding.Codec) registered so is the
+// one it uses.
+func marshalWith(name string, resp any) ([]byte, error) {
+	if c := encoding.GetCodec(name); c != nil {
+		return c.Marshal(resp)
+	}
+	if c := encoding.GetCodecV2(name); c != nil {
 		b, err := c.Marshal(resp)
 		if err != nil {
 			return nil, err
