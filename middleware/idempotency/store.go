@@ -884,27 +884,35 @@ var errCallPanicked = errors.New("idempotency: the call panicked (a client wrapp
 // log at each renewal and retry.
 func (s *Store) unpanicked(what string, call func() error) (err error) {
 	returned := false
-	defer func() {
-		// Not recover's value: under GODEBUG=panicnil=1 a panic(nil)
-		// recovers as nil, and would pass for a call that went through.
-		if !returned {
-			v := recover()
-			err = fmt.Errorf("%w: %v", errCallPanicked, v)
-			n, news := s.newPanic(what, v)
-			stack := ""
-			if news {
-				stack = string(debug.Stack())
+	var v any
+	var stack []byte
+	func() {
+		defer func() {
+			// Not recover's value: under GODEBUG=panicnil=1 a panic(nil)
+			// recovers as nil, and would pass for a call that went through.
+			if !returned {
+				// A panic, or runtime.Goexit, which recover does not stop.
+				// The stack is taken here, where the panic's frames are
+				// still on it.
+				v, stack = recover(), debug.Stack()
 			}
-			defer func() { _ = recover() }() // nor may a log handler's panic go on
-			if news {
-				s.log.Error("panic recovered", "in", what, "panic", v, "stack", stack)
-			} else {
-				s.log.Debug("panic recovered again", "in", what, "panic", v, "panics", n)
-			}
-		}
+		}()
+		err = call()
+		returned = true
 	}()
-	err = call()
-	returned = true
+	if !returned {
+		// Only a recovered panic comes this far: a Goexit ends the
+		// goroutine, and is no panic to log.
+		err = fmt.Errorf("%w: %v", errCallPanicked, v)
+		n, news := s.newPanic(what, v)
+		defer func() { _ = recover() }() // nor may a log handler's panic go on
+		if news {
+			s.log.Error("panic recovered", "in", what, "panic", v, "stack", string(stack))
+		} else {
+			s.log.Debug("panic recovered again", "in", what, "panic", v, "panics", n)
+		}
+		return err
+	}
 	if s.panics.Load() != 0 {
 		s.panicMu.Lock()
 		s.panics.Store(0)
