@@ -561,6 +561,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// panic of OnOutcome included.
 			config.OnOutcome.Report(ctx, scriptlock.RequestExecuted)
 			finished := false
+			// nilPanic: the handler panicked with a value recover returns
+			// as nil (panic(nil) under GODEBUG=panicnil=1).
+			nilPanic := false
 			defer func() {
 				detach()
 				c.Set(claimedKey, outer)
@@ -582,12 +585,34 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 						rec.incomplete = true
 					}
 					complete(false)
-					if p != nil {
+					if p != nil || nilPanic {
 						panic(p)
 					}
 				}
 			}()
-			err = next(c)
+			nextReturned := false
+			func() {
+				defer func() {
+					if !nextReturned {
+						// A panic, or runtime.Goexit, which recover does
+						// not stop. One recover tells goes on to the
+						// deferred call above, its frames still on the
+						// stack.
+						if p := recover(); p != nil {
+							panic(p)
+						}
+					}
+				}()
+				err = next(c)
+				nextReturned = true
+			}()
+			if !nextReturned {
+				// Only a panic recover returned as nil comes this far (a
+				// Goexit goes on ending the goroutine): it goes on too, as
+				// without the middleware.
+				nilPanic = true
+				panic(nil)
+			}
 			c.SetRequest(req)
 			if bodyRead {
 				// The handler has read the body handed to it: a middleware
