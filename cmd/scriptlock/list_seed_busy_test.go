@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A seed busy running a script answers the client's CLUSTER SLOTS with BUSY:
@@ -51,5 +52,33 @@ func TestListSeedBusy(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) || len(l.Unread) != 1 || l.Unread[0].Node != busy.Addr {
 		t.Fatalf("listed %q, unread %+v; want %q and %s unread", got, l.Unread, want, busy.Addr)
+	}
+}
+
+// Seeds that are no Cluster (a primary and its replica given as two) are
+// refused, as rueidis refuses them when the first to answer is idle: with
+// the primary busy, the replica asked alone was taken for the whole
+// deployment, and list read its copy of the keyspace and exited 0, inspect
+// showed it, though the URL named the primary first.
+func TestSeedBusyNotACluster(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, primary.Client(t), prefix)
+	heldMutex(t, ctx, c, "order:1", "w")
+	waitFor(t, ctx, func() bool {
+		n, err := replica.Do(t, "EXISTS", prefix+"order:1").AsInt64()
+		return err == nil && n == 1
+	})
+	p := netproxy.New(t, replica.Addr)
+	p.Delay(500 * time.Millisecond)
+	makeBusy(t, primary)
+	d := deployment{url: "redis://" + primary.Addr + "?addr=" + p.Addr}
+	for _, args := range [][]string{{"list"}, {"inspect", "order:1"}} {
+		r := cli(ctx, d, "", append([]string{"--timeout", "5s", "--key-prefix", prefix}, args...)...)
+		if r.code != exitFailure || !strings.Contains(r.errOut, "BUSY") {
+			t.Errorf("%s with seeds %s (busy) and its replica: exit %d, want %d and the primary's BUSY\n%s%s", args[0], primary.Addr, r.code, exitFailure, r.out, r.errOut)
+		}
 	}
 }

@@ -465,9 +465,18 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		for _, a := range opt.InitAddress {
 			one := opt
 			one.InitAddress = []string{a}
-			if c, e := rueidis.NewClient(one); e == nil {
+			c, e := rueidis.NewClient(one)
+			if e != nil {
+				continue
+			}
+			if c.Mode() == rueidis.ClientModeCluster {
 				return c, nil
 			}
+			// A seed alone that gives no layout is taken for a single
+			// server (a replica given beside its busy primary): several
+			// seeds name a Cluster, as rueidis holds when the first to
+			// answer is idle.
+			closeClient(c)
 		}
 	}
 	return rc, err
