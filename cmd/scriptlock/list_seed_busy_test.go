@@ -82,3 +82,49 @@ func TestSeedBusyNotACluster(t *testing.T) {
 		}
 	}
 }
+
+// The connection that failed on the busy seed had dialled the other seeds
+// too, answering after it failed: those connections are closed with it, not
+// left open beside the client the command goes on with, until the process
+// exits (a watch's lifetime).
+func TestSeedBusyLeavesNoConnection(t *testing.T) {
+	t.Parallel()
+	cl, d, ctx, prefix, _ := lockedOnEveryPrimary(t)
+	busy := cl.Nodes[0]
+	var others []string
+	for _, n := range cl.Nodes {
+		if n != busy {
+			p := netproxy.New(t, n.Addr)
+			p.Delay(500 * time.Millisecond)
+			others = append(others, p.Addr)
+		}
+	}
+	d.url = "redis://" + busy.Addr + "?client_name=seedbusy&addr=" + strings.Join(others, "&addr=")
+	makeBusy(t, busy)
+	open := func() int {
+		var n int
+		for _, node := range cl.Nodes {
+			if node != busy {
+				s, err := node.Do(t, "CLIENT", "LIST").ToString()
+				if err != nil {
+					t.Fatal(err)
+				}
+				n += strings.Count(s, " name=seedbusy ")
+			}
+		}
+		return n
+	}
+	r := cli(ctx, d, "", "list", "--timeout", "5s", "--key-prefix", prefix)
+	if r.code != exitPartial {
+		t.Fatalf("list with seed %s busy: exit %d, want %d\n%s%s", busy.Addr, r.code, exitPartial, r.out, r.errOut)
+	}
+	// The command's own client closes within a second (its closing PING
+	// crosses the slow link).
+	deadline := time.Now().Add(10 * time.Second)
+	for n := open(); n > 0; n = open() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections of the command to the other seeds still open 10 s after it returned, want none", n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

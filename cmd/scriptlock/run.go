@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -456,7 +458,14 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		}
 		opt.Sentinel.Username, opt.Sentinel.Password = sa.user, sa.password
 	}
-	rc, err := rueidis.NewClient(opt)
+	first := opt
+	var dials *seedDials
+	if len(opt.InitAddress) > 1 && opt.Sentinel.MasterSet == "" {
+		dials = &seedDials{}
+		first.DialCtxFn = dials.dial(opt.DialCtxFn)
+	}
+	rc, err := rueidis.NewClient(first)
+	dials.settle(err != nil)
 	if err != nil && unavailable(err) && len(opt.InitAddress) > 1 && opt.Sentinel.MasterSet == "" {
 		// rueidis asks the Cluster's layout of the first seed to answer its
 		// dial only: one busy running a script (HELLO is still served) or
@@ -480,6 +489,66 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		}
 	}
 	return rc, err
+}
+
+// seedDials are the connections a client dials while it connects to several
+// seeds. rueidis dials them all at once and asks the first to answer for the
+// layout: when that one fails the connection, a seed that answers later is
+// added to the failed client and left open, beside the client the command
+// goes on with (a fallback to each seed alone), until the process exits.
+type seedDials struct {
+	mu      sync.Mutex
+	conns   []net.Conn
+	settled bool // the client connected, or failed
+	failed  bool
+}
+
+// dial dials as next does (as rueidis does when nil), keeping each
+// connection until the client settles; once it failed, a connection
+// dialled is closed at once.
+func (s *seedDials) dial(next func(context.Context, string, *net.Dialer, *tls.Config) (net.Conn, error)) func(context.Context, string, *net.Dialer, *tls.Config) (net.Conn, error) {
+	return func(ctx context.Context, dst string, d *net.Dialer, cfg *tls.Config) (net.Conn, error) {
+		var c net.Conn
+		var err error
+		switch {
+		case next != nil:
+			c, err = next(ctx, dst, d, cfg)
+		case cfg != nil:
+			c, err = (&tls.Dialer{NetDialer: d, Config: cfg}).DialContext(ctx, "tcp", dst)
+		default:
+			c, err = d.DialContext(ctx, "tcp", dst)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.failed {
+			c.Close()
+			return nil, net.ErrClosed
+		}
+		if !s.settled {
+			s.conns = append(s.conns, c)
+		}
+		return c, nil
+	}
+}
+
+// settle ends the keeping: a client that connected owns its connections;
+// those of one that failed are closed, and so are the ones it dials after.
+func (s *seedDials) settle(failed bool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settled, s.failed = true, failed
+	if failed {
+		for _, c := range s.conns {
+			c.Close()
+		}
+	}
+	s.conns = nil
 }
 
 // urlParams are the query parameters rueidis.ParseURL reads.

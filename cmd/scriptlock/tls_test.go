@@ -116,6 +116,12 @@ func TestTLSCluster(t *testing.T) {
 	if res.code != exitOK || json.Unmarshal([]byte(res.out), &l) != nil || len(l.Locks) != len(ms) {
 		t.Fatalf("list over TLS: exit %d, want %d locks\n%s%s", res.code, len(ms), res.out, res.errOut)
 	}
+	// Several seeds are dialled as one is, on TLS with the flags' settings.
+	seeds := deployment{url: "rediss://" + cl.TLSAddrs[0] + "?addr=" + strings.Join(cl.TLSAddrs[1:], "&addr=")}
+	res = cli(ctx, seeds, "", append(tlsFlags, "list", "--json", "--key-prefix", prefix)...)
+	if res.code != exitOK || json.Unmarshal([]byte(res.out), &l) != nil || len(l.Locks) != len(ms) {
+		t.Fatalf("list over TLS from several seeds: exit %d, want %d locks\n%s%s", res.code, len(ms), res.out, res.errOut)
+	}
 	for i, m := range ms {
 		if r := inspectJSON(t, ctx, d, prefix, m.Name(), tlsFlags...); len(r.Holders) != 1 || r.Holders[0].Owner != "over-tls" {
 			t.Fatalf("inspect %s over TLS: %+v", m.Name(), r)
