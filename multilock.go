@@ -651,7 +651,7 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 			return false
 		}
 		mh.lostBy = err
-		multiOwned.disown(mh)
+		multiOwned.lost(mh)
 		cancel(err)
 		m.giveBack(mh, i)
 		return true
@@ -835,7 +835,9 @@ func clientsOf(l Locker) []*Client {
 // each member's owner, through this MultiLock or another made over handles
 // of the same locks. Given a context that only names the owner (WithOwner),
 // it gives back that owner's most recent hold taken in this process, as
-// that hold's context would; an owner with none here (a lost one, given
+// that hold's context would (that hold lost while an earlier one lives:
+// ErrNotHeld, releasing nothing, and the next such Unlock gives back the
+// earlier one); an owner with none here (a lost one, given
 // back already, included; with a Locker of another package, none taken
 // through this handle) gets ErrNotHeld and no member is released, as one by
 // owner would give up the owner's other holds of them. With any other ctx
@@ -862,8 +864,17 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 				// it is marked, as with its context: an Unlock with its
 				// context that took it first releases the members, and
 				// this one waits for its outcome.
-				if mh, _, _ = multiOwned.ownedOrUnlocking(ownedKey[multiKey]{m.key, owner}); mh == nil {
+				var found int
+				if mh, found, _ = multiOwned.ownedOrUnlocking(ownedKey[multiKey]{m.key, owner}); mh == nil {
 					break
+				}
+				if found == ownedLost {
+					// The owner's most recent hold here was lost, while an
+					// earlier one lives: answered as its own context's
+					// Unlock is, releasing nothing (the earlier hold is not
+					// this one).
+					<-mh.givenBack
+					return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, mh.lostBy)
 				}
 				begun := mh.unreleased.begin()
 				if mh.state.CompareAndSwap(endNone, endUnlocked) {
@@ -915,6 +926,9 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		}
 		if !mh.state.CompareAndSwap(endNone, endUnlocked) {
 			if mh.state.Load() == endLost {
+				// Answered: kept no longer as the marker of the owner's
+				// most recent hold (see ownedHolds.lost).
+				multiOwned.disown(mh)
 				<-mh.givenBack
 				return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, mh.lostBy)
 			}

@@ -12,7 +12,9 @@ import (
 // back one of them, as Locker.Unlock promises: the hold is known here, and a
 // release of its parts by owner alone would leave its context live, or end
 // it as if a part were lost. A lock spanning several Clients has no one
-// Client to keep this; an entry lives only while its hold does.
+// Client to keep this; an entry lives only while its hold does, but for a
+// hold lost while an earlier hold of its owner lives: that one stays as a
+// marker (see lost), until its Unlock or until no earlier hold lives.
 type ownedHolds[K comparable, H ownedHold[K]] struct {
 	mu sync.Mutex
 	m  map[ownedKey[K]][]H
@@ -34,13 +36,20 @@ type ownedHold[K comparable] interface {
 	endState() *atomic.Int32
 }
 
-// own registers h under k, unless it has ended already (its disown may have
-// run first).
+// own registers h under k, unless it has ended already (its loss or
+// disown may have run first); one lost already is listed as lost would
+// leave it.
 func (o *ownedHolds[K, H]) own(k ownedKey[K], h H) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	*h.registered() = k
-	if h.endState().Load() != endNone {
+	switch h.endState().Load() {
+	case endNone:
+	case endLost:
+		if !slices.ContainsFunc(o.m[k], isLive[K, H]) {
+			return
+		}
+	default:
 		return
 	}
 	if o.m == nil {
@@ -49,7 +58,22 @@ func (o *ownedHolds[K, H]) own(k ownedKey[K], h H) {
 	o.m[k] = append(o.m[k], h)
 }
 
-// disown forgets h, whose hold has ended.
+// lost notes that h, registered, was lost. It stays listed, as a marker,
+// while a hold of its owner taken before it lives: an Unlock that only
+// names the owner stands for the owner's most recent hold, and answers that
+// one's loss (ErrNotHeld, releasing nothing) rather than give back the
+// earlier hold, which lives on. The marker goes with its own Unlock (by
+// its context, or by owner: ownedOrUnlocking), or once no earlier hold of
+// the owner lives (prune), so markers never outlast the holds under them.
+func (o *ownedHolds[K, H]) lost(h H) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if k := *h.registered(); k != (ownedKey[K]{}) {
+		o.prune(k)
+	}
+}
+
+// disown forgets h, whose hold has ended (unlocked, or lost and answered).
 func (o *ownedHolds[K, H]) disown(h H) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -63,14 +87,26 @@ func (o *ownedHolds[K, H]) disownLocked(h H) {
 	}
 	hs := o.m[k]
 	if i := slices.Index(hs, h); i >= 0 {
-		hs = slices.Delete(hs, i, i+1)
+		o.m[k] = slices.Delete(hs, i, i+1)
 	}
-	if len(hs) == 0 {
+	o.prune(k)
+}
+
+// prune drops the ended holds under k that no live hold precedes: a lost
+// hold is a marker only above an earlier live one.
+func (o *ownedHolds[K, H]) prune(k ownedKey[K]) {
+	hs := o.m[k]
+	i := slices.IndexFunc(hs, isLive[K, H])
+	if i < 0 {
 		delete(o.m, k)
-	} else {
-		o.m[k] = hs
+		return
+	}
+	if i > 0 {
+		o.m[k] = slices.Delete(hs, 0, i)
 	}
 }
+
+func isLive[K comparable, H ownedHold[K]](h H) bool { return h.endState().Load() == endNone }
 
 // startUnlock marks h unlocked, unless it has ended already (ok false), and
 // lists it as being unlocked in place of owned: an Unlock that only names
@@ -124,25 +160,40 @@ func (o *ownedHolds[K, H]) doneUnlock(h H) {
 	}
 }
 
+// What ownedOrUnlocking found.
+const (
+	ownedLive      = iota // the owner's most recent hold, live
+	ownedUnlocking        // a hold another Unlock is releasing
+	ownedLost             // the owner's most recent hold, lost
+)
+
 // ownedOrUnlocking returns the most recent hold registered under k that
-// has not ended (unlocking false), or else the most recent hold under k
-// being unlocked (unlocking true), if any. It marks nothing: the Unlock
-// that gives the hold back takes its unlocking first (as one with the
-// hold's context does), then marks it (startUnlock). Marked first, an
-// Unlock with the hold's context that had taken its unlocking already
-// found the hold unlocked and nothing yet to ask again, and answered
-// ErrNotHeld without waiting for the release.
-func (o *ownedHolds[K, H]) ownedOrUnlocking(k ownedKey[K]) (h H, unlocking, ok bool) {
+// has not been unlocked: live (ownedLive), or lost while an earlier one
+// lives (ownedLost: the marker is taken off, this Unlock answers for it);
+// or else the most recent hold under k being unlocked (ownedUnlocking), if
+// any. It marks no live hold: the Unlock that gives the hold back takes
+// its unlocking first (as one with the hold's context does), then marks it
+// (startUnlock). Marked first, an Unlock with the hold's context that had
+// taken its unlocking already found the hold unlocked and nothing yet to
+// ask again, and answered ErrNotHeld without waiting for the release.
+func (o *ownedHolds[K, H]) ownedOrUnlocking(k ownedKey[K]) (h H, found int, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	hs := o.m[k]
 	for i := len(hs) - 1; i >= 0; i-- {
-		if hs[i].endState().Load() == endNone {
-			return hs[i], false, true
+		switch hs[i].endState().Load() {
+		case endNone:
+			return hs[i], ownedLive, true
+		case endLost:
+			h = hs[i]
+			o.m[k] = slices.Delete(hs, i, i+1)
+			o.prune(k)
+			return h, ownedLost, true
 		}
+		// Unlocked, on its way out of the list.
 	}
 	if us := o.unlocking[k]; len(us) > 0 {
-		return us[len(us)-1], true, true
+		return us[len(us)-1], ownedUnlocking, true
 	}
-	return h, false, false
+	return h, 0, false
 }

@@ -894,7 +894,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			return false
 		}
 		h.lostBy = cause
-		redOwned.disown(h)
+		redOwned.lost(h)
 		return true
 	}
 	// lose ends the hold as lost; closing: a node's Client was closed,
@@ -1393,8 +1393,10 @@ func (r *RedLock) unlockedAll(held, h *redHeld, errs []error, p releasePanic) er
 // returned (or one derived from it), through this handle or another made
 // for the same name and Clients in the same order. A context that only names
 // the owner (WithOwner) gives back that owner's most recent hold of the
-// RedLock taken in this process, as its context would, or else what the
-// owner holds on the nodes that this process does not hold. It fails with
+// RedLock taken in this process, as its context would (that hold lost
+// while an earlier one lives: ErrNotHeld, releasing nothing, and the next
+// such Unlock gives back the earlier one), or else what the owner holds on
+// the nodes that this process does not hold. It fails with
 // ErrNotHeld when no node held the lock, and otherwise reports the nodes that held it but could not
 // be reached or refused the release (their lease runs out on its own; not
 // ErrNotHeld, even when no node could be reached). Unlock again with the
@@ -1419,10 +1421,20 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (the context names no owner: pass the context Lock returned)", r.name, ErrNotHeld)
 		}
 		for {
-			var unlocking bool
-			if h, unlocking, _ = redOwned.ownedOrUnlocking(ownedKey[redKey]{r.id, owner}); h == nil {
+			var found int
+			if h, found, _ = redOwned.ownedOrUnlocking(ownedKey[redKey]{r.id, owner}); h == nil {
 				break
 			}
+			if found == ownedLost {
+				// The owner's most recent hold here was lost, while an
+				// earlier one lives: answered as its own context's Unlock
+				// is, releasing nothing (the earlier hold is not this one).
+				if !inGiveBack() {
+					<-h.givenBack
+				}
+				return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
+			}
+			unlocking := found == ownedUnlocking
 			// The hold's unlocking is taken before it is marked, as with
 			// its context: an Unlock with its context that took it first
 			// releases the nodes, and this one waits for its outcome.
@@ -1467,6 +1479,9 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			defer h.unreleased.end()
 		}
 		if h.state.Load() == endLost {
+			// Answered: kept no longer as the marker of the owner's most
+			// recent hold (see ownedHolds.lost).
+			redOwned.disown(h)
 			if !inGiveBack() {
 				<-h.givenBack
 			}
