@@ -764,13 +764,33 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 			defer wg.Done()
 			// No caller to reach, and a panic here would crash the process.
 			defer recoverLogged(loggerOf(l), "giving back a lost MultiLock's member")
-			_ = l.Unlock(mh.ctxs[i])
+			lctx := mh.ctxs[i]
+			if _, ok := l.(*MultiLock); ok {
+				// A MultiLock member lost too waits for its own give-back,
+				// as its Unlock does elsewhere: this one is no callback of
+				// it (see fromMultiGiveBack).
+				lctx = context.WithValue(lctx, nestedGiveBackKey{}, true)
+			}
+			_ = l.Unlock(lctx)
 		})
 	}
 	go func() {
 		wg.Wait()
 		close(mh.givenBack)
 	}()
+}
+
+// nestedGiveBackKey marks the context with which a lost MultiLock's
+// give-back unlocks a member that is a MultiLock.
+type nestedGiveBackKey struct{}
+
+// fromMultiGiveBack reports whether an Unlock with ctx runs inside the
+// give-back of a lost MultiLock's members (an Observer's ReleaseStart
+// there), which an Unlock of a lost hold must not wait for: the give-back
+// waits for it. Not the give-back's own Unlock of a member that is a
+// MultiLock, whose give-back does not wait for it.
+func fromMultiGiveBack(ctx context.Context) bool {
+	return ctx.Value(nestedGiveBackKey{}) == nil && inMultiGiveBack()
 }
 
 // runOwnedByAll runs f in a goroutine that every open Client in cs owns:
@@ -849,7 +869,8 @@ func clientsOf(l Locker) []*Client {
 // with ErrNotHeld once none is left to ask. An Unlock made while another of
 // the same hold is releasing it waits for that one's outcome, and is then
 // an Unlock made again. A MultiLock that lost a member has given the others back already:
-// Unlock waits for that and fails with ErrNotHeld, as for a lost Mutex.
+// Unlock waits for that and fails with ErrNotHeld, as for a lost Mutex (one
+// made from an Observer callback of that give-back does not wait for it).
 func (m *MultiLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, invalidf("nil context"))
@@ -873,7 +894,9 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 					// earlier one lives: answered as its own context's
 					// Unlock is, releasing nothing (the earlier hold is not
 					// this one).
-					<-mh.givenBack
+					if !fromMultiGiveBack(ctx) {
+						<-mh.givenBack
+					}
 					return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, mh.lostBy)
 				}
 				begun := mh.unreleased.begin()
@@ -929,7 +952,11 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 				// Answered: kept no longer as the marker of the owner's
 				// most recent hold (see ownedHolds.lost).
 				multiOwned.disown(mh)
-				<-mh.givenBack
+				// Not from inside a give-back (an Observer's ReleaseStart
+				// there), which waits for this Unlock.
+				if !fromMultiGiveBack(ctx) {
+					<-mh.givenBack
+				}
 				return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, mh.lostBy)
 			}
 			// An Unlock that could not release some members: those are

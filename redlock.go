@@ -1090,10 +1090,18 @@ func (r *RedLock) giveBack(h *redHeld) {
 // inGiveBack reports whether its caller runs inside the give-back of a
 // lost RedLock's nodes (giveBack: an Observer's ReleaseStart there), which
 // an Unlock of that hold must not wait for: the give-back waits for it.
-func inGiveBack() bool {
+func inGiveBack() bool { return inFrame(".(*RedLock).giveBack.") }
+
+// inMultiGiveBack is inGiveBack for the give-back of a lost MultiLock's
+// members.
+func inMultiGiveBack() bool { return inFrame(".(*MultiLock).giveBack.") }
+
+// inFrame reports whether a function of the package whose name contains fn
+// is among its caller's callers.
+func inFrame(fn string) bool {
 	pcs := make([]uintptr, 64)
 	for {
-		n := runtime.Callers(2, pcs)
+		n := runtime.Callers(3, pcs)
 		if n < len(pcs) {
 			pcs = pcs[:n]
 			break
@@ -1103,7 +1111,7 @@ func inGiveBack() bool {
 	frames := runtime.CallersFrames(pcs)
 	for {
 		f, more := frames.Next()
-		if strings.Contains(f.Function, ".(*RedLock).giveBack.") && path.Dir(f.File) == ownDir {
+		if strings.Contains(f.Function, fn) && path.Dir(f.File) == ownDir {
 			return true
 		}
 		if !more {
