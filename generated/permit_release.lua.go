@@ -79,11 +79,13 @@ local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+-- Read before the record is written: a lease set of another type fails
+-- the call here (WRONGTYPE) with nothing written.
+local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not redis.call('set', KEYS[4], '1', 'nx', 'px', ARGV[3]) then
   redis.call(ARGV[2], KEYS[3], javaCount(count or '0'))
   return tonumber(redis.call('get', KEYS[4]))
 end
-local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   redis.call('del', KEYS[4])
   return 0
@@ -117,7 +119,7 @@ return status
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "118966e989fb4126a00618246268305217f26fd2"
+const permitReleaseSHA1 = "abc1c5aa32b5ded32ba4b09b96cbd90edef9bbe0"
 
 var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 

@@ -66,11 +66,13 @@ local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+-- Read before the record is written: a lease set of another type fails
+-- the call here (WRONGTYPE) with nothing written.
+local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not redis.call('set', KEYS[4], '1', 'nx', 'px', ARGV[3]) then
   redis.call(ARGV[2], KEYS[3], javaCount(count or '0'))
   return tonumber(redis.call('get', KEYS[4]))
 end
-local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   redis.call('del', KEYS[4])
   return 0
