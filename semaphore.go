@@ -529,8 +529,10 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // DrainPermits sets the count to 0 and returns what it was, as Redisson's
 // drainPermits does: when positive, the permits it took; when zero or
 // negative (a deficit AddPermits left), that count, which the drain also
-// resets to 0, so no permits are owed any more. A semaphore never set stays
-// unset and returns 0. As Redisson's drainPermits (a SET), it drops the
+// resets to 0, so no permits are owed any more. A count past 2^53 - 1, which
+// Go never sets but another client may have grown, is drained whole and
+// returned as 2^53 - 1, as AvailablePermits reads it. A semaphore never set
+// stays unset and returns 0. As Redisson's drainPermits (a SET), it drops the
 // counter's TTL, if any. A drain held up on its way to Redis and reaching it
 // after ctx ended drains nothing. A drain whose outcome is unknown (ctx
 // ended, or the connection stayed down, before its reply came back) fails,

@@ -15,7 +15,9 @@ const semaphoreDrainSource = `#!lua
 -- SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
 -- does, and returns what the count was: the permits taken when it was
 -- positive; a zero or negative count (a deficit AddPermits left) is reset to
--- 0 too and returned as it was. A semaphore never set is left unset (reply 0).
+-- 0 too and returned as it was. A count past 2^53 - 1 (only another client
+-- sets one) is drained whole and answered as 2^53 - 1. A semaphore never set
+-- is left unset (reply 0).
 -- The key's TTL, if any, is dropped, as by Redisson's SET: a counter
 -- trySetPermits(n, ttl) gave an expiry outlives the drain on either side,
 -- and does not expire with permits still held out. The call records its reply under its own
@@ -67,7 +69,7 @@ if seen ~= '' then
       redis.call('pexpire', KEYS[3], ARGV[1])
     end
   end
-  return tonumber(string.match(seen, '^(-?%d+)'))
+  return math.min(tonumber(string.match(seen, '^(-?%d+)')), 9007199254740991)
 end
 local value = redis.call('get', KEYS[1])
 if not value then
@@ -83,18 +85,22 @@ if tonumber(value) > 0 then
 else
   redis.call('set', KEYS[2], value, 'px', ARGV[1])
 end
-return tonumber(value)
+-- Answered as SemaphoreAvailable reads it: a count past 2^53 - 1 (another
+-- client's) is not a Lua integer, and near 2^63 its reply would wrap to -2^63.
+return math.min(tonumber(value), 9007199254740991)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "301b07ec053528bc179303d28f3e46f1d6a4a9b6"
+const semaphoreDrainSHA1 = "3ed1602db2c522999e54e52f7169599fb7826b46"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
 // SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
 // does, and returns what the count was: the permits taken when it was
 // positive; a zero or negative count (a deficit AddPermits left) is reset to
-// 0 too and returned as it was. A semaphore never set is left unset (reply 0).
+// 0 too and returned as it was. A count past 2^53 - 1 (only another client
+// sets one) is drained whole and answered as 2^53 - 1. A semaphore never set
+// is left unset (reply 0).
 // The key's TTL, if any, is dropped, as by Redisson's SET: a counter
 // trySetPermits(n, ttl) gave an expiry outlives the drain on either side,
 // and does not expire with permits still held out. The call records its reply under its own
