@@ -90,7 +90,10 @@ if not expires then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if tonumber(expires) <= now then
+-- A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms, wrapped) is
+-- over for nobody, as PermitAcquire reads it: the permit is held, and
+-- extended as Redisson's updateLeaseTime extends it.
+if tonumber(expires) >= 0 and tonumber(expires) <= now then
   if tonumber(count or '0') + 1 > 0 then
     -- Checked before the writes: a publish the ACL refused after them
     -- failed the call with the permit reclaimed and nobody told.
@@ -117,8 +120,10 @@ local until_ = now + tonumber(ARGV[2])
 -- lease as it was.
 -- From 0 on, as PermitAcquire reads it: a lease end below 0 is over for
 -- nobody, and would publish at every Extend.
+-- None: every held permit's lease end, this one's too, wrapped below 0, and
+-- the new lease ends before them all.
 local first = tonumber(redis.call('zrangebyscore', KEYS[2], '0', '+inf', 'withscores', 'limit', '0', '1')[2])
-if until_ < first or first <= now then
+if not first or until_ < first or first <= now then
   local err = refusal(ARGV[3], {KEYS[3]})
   if err then
     return err
@@ -136,7 +141,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "05a18b6d66d437e196114c28f3b6fbb274644746"
+const permitExtendSHA1 = "de6cc547685e0126ea8a7a50c8179b05cdbb2dd8"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 

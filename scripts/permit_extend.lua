@@ -77,7 +77,10 @@ if not expires then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if tonumber(expires) <= now then
+-- A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms, wrapped) is
+-- over for nobody, as PermitAcquire reads it: the permit is held, and
+-- extended as Redisson's updateLeaseTime extends it.
+if tonumber(expires) >= 0 and tonumber(expires) <= now then
   if tonumber(count or '0') + 1 > 0 then
     -- Checked before the writes: a publish the ACL refused after them
     -- failed the call with the permit reclaimed and nobody told.
@@ -104,8 +107,10 @@ local until_ = now + tonumber(ARGV[2])
 -- lease as it was.
 -- From 0 on, as PermitAcquire reads it: a lease end below 0 is over for
 -- nobody, and would publish at every Extend.
+-- None: every held permit's lease end, this one's too, wrapped below 0, and
+-- the new lease ends before them all.
 local first = tonumber(redis.call('zrangebyscore', KEYS[2], '0', '+inf', 'withscores', 'limit', '0', '1')[2])
-if until_ < first or first <= now then
+if not first or until_ < first or first <= now then
   local err = refusal(ARGV[3], {KEYS[3]})
   if err then
     return err

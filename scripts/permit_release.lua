@@ -96,7 +96,9 @@ end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local status = 1
-if tonumber(expires) <= now then
+-- A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms, wrapped) is
+-- over for nobody, as PermitAcquire reads it: the permit was held.
+if tonumber(expires) >= 0 and tonumber(expires) <= now then
   -- Recorded before the publish, which may fail: the repeat answers it.
   status = 2
   redis.call('set', KEYS[4], '2', 'px', ARGV[3])
