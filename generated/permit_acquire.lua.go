@@ -84,8 +84,11 @@ if #expired > 0 then
       return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[3] .. ' the count message to channel ' .. (string.gsub(KEYS[3], '%c', '?')) .. ' (the channel is refused); nothing changed')
     end
   end
-  redis.call('zrem', KEYS[2], unpack(expired))
+  -- The count first: one INCRBY refuses (past 2^63 - 1, or not an
+  -- integer) fails the call here with nothing changed, the permits still
+  -- there to be reclaimed.
   local value = redis.call('incrby', KEYS[1], #expired)
+  redis.call('zrem', KEYS[2], unpack(expired))
   if value > 0 then
     redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
@@ -125,7 +128,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "c9418435738ec15c816fa40fba7fd02f95336425"
+const permitAcquireSHA1 = "8d32cc70685c0308884b98ed7c0fd1069eb80d8a"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 

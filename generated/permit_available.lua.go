@@ -69,8 +69,11 @@ if #expired > 0 then
       return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[1] .. ' the count message to channel ' .. (string.gsub(KEYS[3], '%c', '?')) .. ' (the channel is refused); nothing changed')
     end
   end
-  redis.call('zrem', KEYS[2], unpack(expired))
+  -- The count first: one INCRBY refuses (past 2^63 - 1, or not an
+  -- integer) fails the call here with nothing changed, the permits still
+  -- there to be reclaimed.
   local value = redis.call('incrby', KEYS[1], #expired)
+  redis.call('zrem', KEYS[2], unpack(expired))
   if value > 0 then
     redis.call(ARGV[1], KEYS[3], javaCount(value))
   end
@@ -87,7 +90,7 @@ return math.min(value, 9007199254740991)
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "c57b5108e120efe3db82abc69187c4f0659c673a"
+const permitAvailableSHA1 = "b2c71f9f872b8beb5ba01b0cc42496ef9f04b8cb"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 

@@ -102,8 +102,10 @@ if tonumber(expires) >= 0 and tonumber(expires) <= now then
       return err
     end
   end
-  redis.call('zrem', KEYS[2], ARGV[1])
+  -- The count first: one INCR refuses (past 2^63 - 1, or not an integer)
+  -- fails the call here with nothing changed, the permit still there.
   local value = redis.call('incr', KEYS[1])
+  redis.call('zrem', KEYS[2], ARGV[1])
   if value > 0 then
     redis.call(ARGV[3], KEYS[3], javaCount(value))
   end
@@ -141,7 +143,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "de6cc547685e0126ea8a7a50c8179b05cdbb2dd8"
+const permitExtendSHA1 = "946f6aa175d18572debf885c5db5650694d98aaf"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 

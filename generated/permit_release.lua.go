@@ -79,27 +79,28 @@ local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
--- Read before the record is written: a lease set of another type fails
--- the call here (WRONGTYPE) with nothing written.
+-- Read before anything is written: a lease set of another type fails the
+-- call here (WRONGTYPE) with nothing written.
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
-if not redis.call('set', KEYS[4], '1', 'nx', 'px', ARGV[3]) then
+local seen = redis.call('get', KEYS[4])
+if seen then
   redis.call(ARGV[2], KEYS[3], javaCount(count or '0'))
-  return tonumber(redis.call('get', KEYS[4]))
+  return tonumber(seen)
 end
 if not expires then
-  redis.call('del', KEYS[4])
   return 0
 end
--- Checked before the writes (the record set above goes with them): a
--- publish refused after them failed the call with the permit given back
--- and the caller told it failed.
+-- Checked before the writes: a publish refused after them failed the call
+-- with the permit given back and the caller told it failed.
 local err = refusal(ARGV[2], KEYS[3])
 if err then
-  redis.call('del', KEYS[4])
   return err
 end
-redis.call('zrem', KEYS[2], ARGV[1])
+-- The first write: a count INCR refuses (past 2^63 - 1, or not an integer:
+-- Redisson's addPermits writes a sum past 2^53 as a float) fails the call
+-- here with nothing changed, the permit still held.
 local value = redis.call('incr', KEYS[1])
+redis.call('zrem', KEYS[2], ARGV[1])
 if redis.call('pttl', KEYS[1]) == -1 then
   -- The counter lives on without expiry (Redisson's addPermits, a SET,
   -- dropped its TTL and left the one an acquisition copied to the set):
@@ -112,16 +113,16 @@ local status = 1
 -- A lease end below 0 (a Redisson lease near Long.MAX_VALUE ms, wrapped) is
 -- over for nobody, as PermitAcquire reads it: the permit was held.
 if tonumber(expires) >= 0 and tonumber(expires) <= now then
-  -- Recorded before the publish, which may fail: the repeat answers it.
   status = 2
-  redis.call('set', KEYS[4], '2', 'px', ARGV[3])
 end
+-- Recorded before the publish, which may fail: the repeat answers it.
+redis.call('set', KEYS[4], status, 'px', ARGV[3])
 redis.call(ARGV[2], KEYS[3], javaCount(value))
 return status
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "dbf429bf97a753bd7afab79e9758ee4a1dbfce3b"
+const permitReleaseSHA1 = "bddf16cfba3c89d3e6048f03b9de71a059a5a8df"
 
 var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 

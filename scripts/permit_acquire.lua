@@ -71,8 +71,11 @@ if #expired > 0 then
       return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[3] .. ' the count message to channel ' .. (string.gsub(KEYS[3], '%c', '?')) .. ' (the channel is refused); nothing changed')
     end
   end
-  redis.call('zrem', KEYS[2], unpack(expired))
+  -- The count first: one INCRBY refuses (past 2^63 - 1, or not an
+  -- integer) fails the call here with nothing changed, the permits still
+  -- there to be reclaimed.
   local value = redis.call('incrby', KEYS[1], #expired)
+  redis.call('zrem', KEYS[2], unpack(expired))
   if value > 0 then
     redis.call(ARGV[3], KEYS[3], javaCount(value))
   end

@@ -89,8 +89,10 @@ if tonumber(expires) >= 0 and tonumber(expires) <= now then
       return err
     end
   end
-  redis.call('zrem', KEYS[2], ARGV[1])
+  -- The count first: one INCR refuses (past 2^63 - 1, or not an integer)
+  -- fails the call here with nothing changed, the permit still there.
   local value = redis.call('incr', KEYS[1])
+  redis.call('zrem', KEYS[2], ARGV[1])
   if value > 0 then
     redis.call(ARGV[3], KEYS[3], javaCount(value))
   end

@@ -87,11 +87,14 @@ if held then
     return err
   end
 end
-if redis.call('zrem', KEYS[2], ARGV[1]) == 0 then
+if not held then
   redis.call('set', KEYS[4], 'undone', 'px', ARGV[3])
   return 0
 end
-redis.call('set', KEYS[4], 'given', 'px', ARGV[3])
+-- The count first: one INCR refuses (past 2^63 - 1, or not an integer)
+-- fails the call here with nothing changed, the permit still held.
 local value = redis.call('incr', KEYS[1])
+redis.call('zrem', KEYS[2], ARGV[1])
+redis.call('set', KEYS[4], 'given', 'px', ARGV[3])
 redis.call(ARGV[2], KEYS[3], javaCount(value))
 return 1
