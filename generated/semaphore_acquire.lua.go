@@ -40,14 +40,18 @@ if redis.call('exists', KEYS[2]) == 1 then
 end
 local n = tonumber(ARGV[1])
 if value >= n then
+  -- The count first: one DECRBY refuses (not an integer: Redisson's
+  -- addPermits writes a sum past 2^53 as a float) fails the call here with
+  -- nothing written, its record neither.
+  local left = redis.call('decrby', KEYS[1], ARGV[1])
   redis.call('set', KEYS[2], ARGV[1] .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[2])
-  return {1, redis.call('decrby', KEYS[1], ARGV[1])}
+  return {1, left}
 end
 return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "f15310fdc1ab22804d4121a116105712eb13f29a"
+const semaphoreAcquireSHA1 = "ff6db83f97c86f61e5b4e1e84d0e692356f9629f"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 

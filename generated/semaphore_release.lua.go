@@ -17,7 +17,7 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- negative, as Redisson's addPermits allows) and publishes the new count on
 -- the semaphore channel so waiters retry. Like RSemaphore's release and
 -- addPermits it publishes every time, whatever the count. The call records
--- itself under its latch key (SET NX) for latchTTL: made again after its
+-- itself under its latch key for latchTTL: made again after its
 -- reply was lost, or reaching the server after such a retry, it changes
 -- nothing a second time (it publishes the count again, which only wakes the
 -- waiters once more). Reply: the new count (a repeated call: the count).
@@ -83,13 +83,16 @@ if redis.acl_check_cmd then
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the release message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
-if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
+if redis.call('exists', KEYS[3]) == 0 then
+  -- The first write: a count INCRBY refuses (past 2^63 - 1 either way, or
+  -- not an integer: Redisson's addPermits writes a sum past 2^53 as a
+  -- float) fails the call here with nothing written, its record neither.
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
     redis.call('decrby', KEYS[1], ARGV[1])
-    redis.call('del', KEYS[3])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
+  redis.call('set', KEYS[3], 'released', 'px', ARGV[3])
   if ARGV[4] == '1' then
     redis.call('persist', KEYS[1])
   end
@@ -101,7 +104,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "2da406d1cdb7cb334a6fc3e42edcab9e9179272d"
+const semaphoreReleaseSHA1 = "bdfcf429bfa9881d74d19204550b8244a340c1ab"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -109,7 +112,7 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // negative, as Redisson's addPermits allows) and publishes the new count on
 // the semaphore channel so waiters retry. Like RSemaphore's release and
 // addPermits it publishes every time, whatever the count. The call records
-// itself under its latch key (SET NX) for latchTTL: made again after its
+// itself under its latch key for latchTTL: made again after its
 // reply was lost, or reaching the server after such a retry, it changes
 // nothing a second time (it publishes the count again, which only wakes the
 // waiters once more). Reply: the new count (a repeated call: the count).

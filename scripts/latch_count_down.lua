@@ -2,7 +2,7 @@
 -- LatchCountDown decrements a latch. Reaching zero deletes the latch and
 -- publishes Redisson's "zero" message 0, which releases every waiter. A latch
 -- that is not counting stays as it is. A call that decrements records itself
--- under its own key (SET NX) for recordTTL: made again after its reply was
+-- under its own key for recordTTL: made again after its reply was
 -- lost, or reaching the server after such a retry, it counts nothing twice;
 -- one that finds the latch gone after it counted announces zero again: the
 -- first attempt may have failed at its publish, after its writes (a refused
@@ -57,10 +57,13 @@ if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[1] .. ' the zero message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
-if not redis.call('set', KEYS[3], '1', 'nx', 'px', ARGV[2]) then
+if redis.call('exists', KEYS[3]) == 1 then
   return tonumber(value)
 end
+-- The first write: a count DECR refuses (below -2^63, or not an integer)
+-- fails the call here with nothing written, its record neither.
 local v = redis.call('decr', KEYS[1])
+redis.call('set', KEYS[3], '1', 'px', ARGV[2])
 if v <= 0 then
   redis.call('del', KEYS[1])
   redis.call(ARGV[1], KEYS[2], '0')

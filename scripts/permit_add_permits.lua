@@ -4,7 +4,7 @@
 -- the semaphore channel, as RPermitExpirableSemaphore's addPermits does: a
 -- Redisson waiter lets up to that many of its acquirers retry, and Go waiters
 -- retry on any message. Removing permits publishes nothing. The call records
--- itself under its own key (SET NX) for recordTTL: made again after its reply
+-- itself under its own key for recordTTL: made again after its reply
 -- was lost, or reaching the server after such a retry, it changes nothing a
 -- second time (and publishes again). The counter's TTL, if any, is dropped,
 -- as by the SET of Redisson's addPermits, and so is the held permits' set's
@@ -71,13 +71,16 @@ if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd then
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the permits message to channel ' .. printable(KEYS[3]) .. '; nothing changed')
   end
 end
-if redis.call('set', KEYS[4], 'added', 'nx', 'px', ARGV[3]) then
+if redis.call('exists', KEYS[4]) == 0 then
+  -- The first write: a count INCRBY refuses (past 2^63 - 1 either way, or
+  -- not an integer: Redisson's addPermits writes a sum past 2^53 as a
+  -- float) fails the call here with nothing written, its record neither.
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
     redis.call('decrby', KEYS[1], ARGV[1])
-    redis.call('del', KEYS[4])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
+  redis.call('set', KEYS[4], 'added', 'px', ARGV[3])
   redis.call('persist', KEYS[1])
   redis.call('persist', KEYS[2])
 else

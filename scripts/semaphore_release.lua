@@ -3,7 +3,7 @@
 -- negative, as Redisson's addPermits allows) and publishes the new count on
 -- the semaphore channel so waiters retry. Like RSemaphore's release and
 -- addPermits it publishes every time, whatever the count. The call records
--- itself under its latch key (SET NX) for latchTTL: made again after its
+-- itself under its latch key for latchTTL: made again after its
 -- reply was lost, or reaching the server after such a retry, it changes
 -- nothing a second time (it publishes the count again, which only wakes the
 -- waiters once more). Reply: the new count (a repeated call: the count).
@@ -69,13 +69,16 @@ if redis.acl_check_cmd then
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the release message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
-if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
+if redis.call('exists', KEYS[3]) == 0 then
+  -- The first write: a count INCRBY refuses (past 2^63 - 1 either way, or
+  -- not an integer: Redisson's addPermits writes a sum past 2^53 as a
+  -- float) fails the call here with nothing written, its record neither.
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
     redis.call('decrby', KEYS[1], ARGV[1])
-    redis.call('del', KEYS[3])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
+  redis.call('set', KEYS[3], 'released', 'px', ARGV[3])
   if ARGV[4] == '1' then
     redis.call('persist', KEYS[1])
   end
