@@ -126,7 +126,11 @@ local err = refusal(ARGV[2], {KEYS[2]})
 if err then
   return err
 end
-redis.call('set', KEYS[3], 'undone:' .. taken, 'px', ARGV[1])
+-- The count first: one INCRBY refuses (past 2^63 - 1, or not an integer:
+-- Redisson's addPermits writes a sum past 2^53 as a float) fails the call
+-- here with nothing changed, the record not yet marked, so a later attempt
+-- can still give the permits back.
 local value = redis.call('incrby', KEYS[1], taken)
+redis.call('set', KEYS[3], 'undone:' .. taken, 'px', ARGV[1])
 redis.call(ARGV[2], KEYS[2], javaCount(value))
 return tonumber(taken)
