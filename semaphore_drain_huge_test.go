@@ -30,3 +30,30 @@ func TestSemaphoreDrainHugeCount(t *testing.T) {
 		}
 	}
 }
+
+// A drain of a count Redisson's addPermits wrote as a float (its sums past
+// 2^53 are) records the permits it took as an integer, so that a drain of
+// unknown outcome gives them back: "1.152921504606847e+18" was recorded as
+// is, which the give-back read as no permits taken, and they were lost.
+func TestSemaphoreDrainFloatCountGivenBack(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := mustSem(t, c, "drain-float")
+	node.Do(t, "SET", s.Key(), "1.152921504606847e+18")
+	if n, err := s.DrainPermits(ctx); err != nil || n != maxCount {
+		t.Fatalf("DrainPermits = %d, %v; want %d", n, err, int64(maxCount))
+	}
+	records, err := node.Do(t, "KEYS", "redisson_sc_latch:*").AsStrSlice()
+	if err != nil || len(records) != 1 {
+		t.Fatalf("drain records: %q, %v", records, err)
+	}
+	// The drain's outcome taken as unknown: its permits go back.
+	if _, err := s.undoOnce(ctx, records[0], 0); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := node.Do(t, "GET", s.Key()).ToString(); err != nil || v != "1152921504606846976" {
+		t.Fatalf("count after the drain was given back = %q, %v; want 1152921504606846976", v, err)
+	}
+}

@@ -81,7 +81,18 @@ if not tonumber(value) then
 end
 redis.call('set', KEYS[1], '0')
 if tonumber(value) > 0 then
-  redis.call('set', KEYS[2], value .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[1])
+  -- Recorded as an integer, which the give-back adds back with INCRBY: an
+  -- integer as it was; a float (Redisson's addPermits writes a sum past
+  -- 2^53 as one, "1.152921504606847e+18") as the integer it stands for,
+  -- 2^63 and beyond as 2^63 - 1.
+  local taken = value
+  if not string.match(value, '^%d+$') then
+    taken = '9223372036854775807'
+    if tonumber(value) < 9223372036854775807 then
+      taken = string.format('%d', tonumber(value))
+    end
+  end
+  redis.call('set', KEYS[2], taken .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[1])
 else
   redis.call('set', KEYS[2], value, 'px', ARGV[1])
 end
@@ -91,7 +102,7 @@ return math.min(tonumber(value), 9007199254740991)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "3ed1602db2c522999e54e52f7169599fb7826b46"
+const semaphoreDrainSHA1 = "95157ba0cad47ce6a85ab42b7bb9a5c4856a142a"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 

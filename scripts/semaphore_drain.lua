@@ -68,7 +68,18 @@ if not tonumber(value) then
 end
 redis.call('set', KEYS[1], '0')
 if tonumber(value) > 0 then
-  redis.call('set', KEYS[2], value .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[1])
+  -- Recorded as an integer, which the give-back adds back with INCRBY: an
+  -- integer as it was; a float (Redisson's addPermits writes a sum past
+  -- 2^53 as one, "1.152921504606847e+18") as the integer it stands for,
+  -- 2^63 and beyond as 2^63 - 1.
+  local taken = value
+  if not string.match(value, '^%d+$') then
+    taken = '9223372036854775807'
+    if tonumber(value) < 9223372036854775807 then
+      taken = string.format('%d', tonumber(value))
+    end
+  end
+  redis.call('set', KEYS[2], taken .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[1])
 else
   redis.call('set', KEYS[2], value, 'px', ARGV[1])
 end
