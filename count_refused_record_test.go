@@ -11,8 +11,8 @@ import (
 )
 
 // A call that fails on a count INCRBY or DECRBY refuses (past 2^63 - 1
-// either way, or not an integer, as Redisson's addPermits writes a sum past
-// 2^53) changes nothing: the call's one-minute record was written before
+// either way, or not an integer, as Redisson's addPermits writes a sum of
+// 10^17 or more) changes nothing: the call's one-minute record was written before
 // the count was refused, and was left behind.
 func TestCountRefusedLeavesNoRecord(t *testing.T) {
 	t.Parallel()

@@ -42,7 +42,7 @@ func dumpKeys(t *testing.T, n *redistest.Node) string {
 
 // A count INCR refuses (past 2^63 - 1 with the permits given back, or a
 // number with a fraction or an exponent, as Redisson's addPermits writes a
-// sum past 2^53) fails a call that would give a permit back to it, and
+// sum of 10^17 or more) fails a call that would give a permit back to it, and
 // changes nothing: the permit was taken out of the lease set before the
 // count was refused, and was lost to everyone.
 func TestPermitCountRefusedChangesNothing(t *testing.T) {

@@ -31,8 +31,8 @@ func TestSemaphoreDrainHugeCount(t *testing.T) {
 	}
 }
 
-// A drain of a count Redisson's addPermits wrote as a float (its sums past
-// 2^53 are) records the permits it took as an integer, so that a drain of
+// A drain of a count Redisson's addPermits wrote as a float (its sums of
+// 10^17 or more are) records the permits it took as an integer, so that a drain of
 // unknown outcome gives them back: "1.152921504606847e+18" was recorded as
 // is, which the give-back read as no permits taken, and they were lost.
 func TestSemaphoreDrainFloatCountGivenBack(t *testing.T) {

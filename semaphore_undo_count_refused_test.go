@@ -9,7 +9,7 @@ import (
 
 // A give-back of an acquisition of unknown outcome onto a count INCRBY
 // refuses (past 2^63 - 1 with the permits given back, or not an integer, as
-// Redisson's addPermits writes a sum past 2^53) fails with nothing changed,
+// Redisson's addPermits writes a sum of 10^17 or more) fails with nothing changed,
 // so that a later attempt can still give the permits back: its record was
 // marked given back before the count was refused, and the permits were
 // lost for good.

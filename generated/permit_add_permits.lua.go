@@ -87,7 +87,7 @@ if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd then
 end
 if redis.call('exists', KEYS[4]) == 0 then
   -- The first write: a count INCRBY refuses (past 2^63 - 1 either way, or
-  -- not an integer: Redisson's addPermits writes a sum past 2^53 as a
+  -- not an integer: Redisson's addPermits writes a sum of 10^17 or more as a
   -- float) fails the call here with nothing written, its record neither.
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
@@ -107,7 +107,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "637a4071b5fc1b8e09358d0bdc5918361bbcb852"
+const permitAddPermitsSHA1 = "3e9611da378d08a348f1a197fe0a4ba9105e663b"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 

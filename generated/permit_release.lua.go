@@ -97,7 +97,7 @@ if err then
   return err
 end
 -- The first write: a count INCR refuses (past 2^63 - 1, or not an integer:
--- Redisson's addPermits writes a sum past 2^53 as a float) fails the call
+-- Redisson's addPermits writes a sum of 10^17 or more as a float) fails the call
 -- here with nothing changed, the permit still held.
 local value = redis.call('incr', KEYS[1])
 redis.call('zrem', KEYS[2], ARGV[1])
@@ -122,7 +122,7 @@ return status
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "bddf16cfba3c89d3e6048f03b9de71a059a5a8df"
+const permitReleaseSHA1 = "10b03e1b7b497b04ac715e81a0d206d9e407777b"
 
 var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 

@@ -41,7 +41,7 @@ end
 local n = tonumber(ARGV[1])
 if value >= n then
   -- The count first: one DECRBY refuses (not an integer: Redisson's
-  -- addPermits writes a sum past 2^53 as a float) fails the call here with
+  -- addPermits writes a sum of 10^17 or more as a float) fails the call here with
   -- nothing written, its record neither.
   local left = redis.call('decrby', KEYS[1], ARGV[1])
   redis.call('set', KEYS[2], ARGV[1] .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[2])
@@ -51,7 +51,7 @@ return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "ff6db83f97c86f61e5b4e1e84d0e692356f9629f"
+const semaphoreAcquireSHA1 = "919ddd9553a8650a648d5a43607b139a7c4c0684"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 

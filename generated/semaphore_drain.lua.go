@@ -82,8 +82,8 @@ end
 redis.call('set', KEYS[1], '0')
 if tonumber(value) > 0 then
   -- Recorded as an integer, which the give-back adds back with INCRBY: an
-  -- integer as it was; a float (Redisson's addPermits writes a sum past
-  -- 2^53 as one, "1.152921504606847e+18") as the integer it stands for,
+  -- integer as it was; a float (Redisson's addPermits writes a sum of
+  -- 10^17 or more as one, "1.152921504606847e+18") as the integer it stands for,
   -- 2^63 and beyond as 2^63 - 1.
   local taken = value
   if not string.match(value, '^%d+$') then
@@ -102,7 +102,7 @@ return math.min(tonumber(value), 9007199254740991)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "95157ba0cad47ce6a85ab42b7bb9a5c4856a142a"
+const semaphoreDrainSHA1 = "3ea320434b8c47b6cc2f04b6565e6a60bf2805a6"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 

@@ -85,7 +85,7 @@ if redis.acl_check_cmd then
 end
 if redis.call('exists', KEYS[3]) == 0 then
   -- The first write: a count INCRBY refuses (past 2^63 - 1 either way, or
-  -- not an integer: Redisson's addPermits writes a sum past 2^53 as a
+  -- not an integer: Redisson's addPermits writes a sum of 10^17 or more as a
   -- float) fails the call here with nothing written, its record neither.
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
@@ -104,7 +104,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "bdfcf429bfa9881d74d19204550b8244a340c1ab"
+const semaphoreReleaseSHA1 = "b5ee051ee99029c36dd05b07d60865b16d5651f3"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 

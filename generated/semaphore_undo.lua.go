@@ -140,7 +140,7 @@ if err then
   return err
 end
 -- The count first: one INCRBY refuses (past 2^63 - 1, or not an integer:
--- Redisson's addPermits writes a sum past 2^53 as a float) fails the call
+-- Redisson's addPermits writes a sum of 10^17 or more as a float) fails the call
 -- here with nothing changed, the record not yet marked, so a later attempt
 -- can still give the permits back.
 local value = redis.call('incrby', KEYS[1], taken)
@@ -150,7 +150,7 @@ return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "2b0d55e4e7911315efd19fab6a9dc67c104a36c0"
+const semaphoreUndoSHA1 = "1a3ad5f005a6325ce3043829e0fb71eedf9b2419"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 

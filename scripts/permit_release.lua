@@ -84,7 +84,7 @@ if err then
   return err
 end
 -- The first write: a count INCR refuses (past 2^63 - 1, or not an integer:
--- Redisson's addPermits writes a sum past 2^53 as a float) fails the call
+-- Redisson's addPermits writes a sum of 10^17 or more as a float) fails the call
 -- here with nothing changed, the permit still held.
 local value = redis.call('incr', KEYS[1])
 redis.call('zrem', KEYS[2], ARGV[1])

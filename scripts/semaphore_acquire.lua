@@ -27,7 +27,7 @@ end
 local n = tonumber(ARGV[1])
 if value >= n then
   -- The count first: one DECRBY refuses (not an integer: Redisson's
-  -- addPermits writes a sum past 2^53 as a float) fails the call here with
+  -- addPermits writes a sum of 10^17 or more as a float) fails the call here with
   -- nothing written, its record neither.
   local left = redis.call('decrby', KEYS[1], ARGV[1])
   redis.call('set', KEYS[2], ARGV[1] .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[2])

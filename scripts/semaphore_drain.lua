@@ -69,8 +69,8 @@ end
 redis.call('set', KEYS[1], '0')
 if tonumber(value) > 0 then
   -- Recorded as an integer, which the give-back adds back with INCRBY: an
-  -- integer as it was; a float (Redisson's addPermits writes a sum past
-  -- 2^53 as one, "1.152921504606847e+18") as the integer it stands for,
+  -- integer as it was; a float (Redisson's addPermits writes a sum of
+  -- 10^17 or more as one, "1.152921504606847e+18") as the integer it stands for,
   -- 2^63 and beyond as 2^63 - 1.
   local taken = value
   if not string.match(value, '^%d+$') then

@@ -71,7 +71,7 @@ if redis.acl_check_cmd then
 end
 if redis.call('exists', KEYS[3]) == 0 then
   -- The first write: a count INCRBY refuses (past 2^63 - 1 either way, or
-  -- not an integer: Redisson's addPermits writes a sum past 2^53 as a
+  -- not an integer: Redisson's addPermits writes a sum of 10^17 or more as a
   -- float) fails the call here with nothing written, its record neither.
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then

@@ -127,7 +127,7 @@ if err then
   return err
 end
 -- The count first: one INCRBY refuses (past 2^63 - 1, or not an integer:
--- Redisson's addPermits writes a sum past 2^53 as a float) fails the call
+-- Redisson's addPermits writes a sum of 10^17 or more as a float) fails the call
 -- here with nothing changed, the record not yet marked, so a later attempt
 -- can still give the permits back.
 local value = redis.call('incrby', KEYS[1], taken)
