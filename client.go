@@ -1064,7 +1064,7 @@ const (
 // the count seem taken in the future, and it was not taken again (a replica
 // gone failing every guarded write, one attached leaving them unguarded)
 // until the wall clock caught up.
-func (c *Client) countClock() int64 { return max(monoNanos(c.clock()), 1) }
+func (c *Client) countClock() int64 { return max(c.monoClock(), 1) }
 
 // slotReplicas is the replica count of the primary serving slots start..end.
 type slotReplicas struct {

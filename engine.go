@@ -661,7 +661,7 @@ func (c *Client) leave() {
 	if c.inflight.done() == 0 && c.forceKept.Load() > 0 {
 		c.pruneForcing()
 	}
-	if now := monoNanos(time.Now()); now >= c.latchSweep.Load() {
+	if now := monoNow(); now >= c.latchSweep.Load() {
 		c.sweepUndoLatches(now)
 	}
 }
@@ -1330,7 +1330,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			// trip longer than the lease): the lock may have expired on the
 			// server already. Its loss timer fires on a goroutine of its
 			// own, and the context went back to the caller alive.
-			if lc, isLC := lctx.(*lockCtx); isLC && monoNanos(c.clock()) >= lc.hold.lossAt.Load() {
+			if lc, isLC := lctx.(*lockCtx); isLC && c.monoClock() >= lc.hold.lossAt.Load() {
 				c.lossPassed(lc.hold, true)
 				if lc.hold.released() {
 					// Ended here or by that timer, which may still be
@@ -1767,7 +1767,7 @@ func (m *leaseMark) end() {
 		return
 	}
 	m.h.leaseCalls--
-	m.h.leaseSettled = monoNanos(time.Now())
+	m.h.leaseSettled = monoNow()
 	m.h.mu.Unlock()
 }
 
@@ -2039,7 +2039,7 @@ func (c *Client) expired(h *hold) {
 // what a renewal or re-entry may have extended. onlyOurs: do nothing more once
 // another call has ended it (its loss timer, firing meanwhile, gives back).
 func (c *Client) lossPassed(h *hold, onlyOurs bool) {
-	if monoNanos(c.clock()) < h.lossAt.Load() || h.released() {
+	if c.monoClock() < h.lossAt.Load() || h.released() {
 		return // re-armed while the timer fired, or already ended
 	}
 	c.mu.Lock()
@@ -2280,7 +2280,7 @@ type forceMark struct {
 func (c *Client) markForcing(key string, d int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := monoNanos(time.Now())
+	now := monoNow()
 	if d > 0 {
 		c.dropEndedForcingLocked(now)
 		if c.forcing == nil {
@@ -2973,7 +2973,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 // undo's release, is its latch (see undoKeeping): every attempt reads it, and
 // it lives undoLatchTTL.
 func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait, keep keepPlace, latch string) (st releaseStatus, left time.Duration, acked bool, err error) {
-	beforeLoss := func() bool { return monoNanos(c.clock()) < h.lossAt.Load() }
+	beforeLoss := func() bool { return c.monoClock() < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, keep: keep, latch: latch}
 	if h != nil && h.shared.Load() {
@@ -3250,7 +3250,7 @@ func (c *Client) undoLatchLocked(id holdKey, p primitive) (string, bool) {
 	if prefix == "" {
 		return "", false
 	}
-	now := monoNanos(time.Now())
+	now := monoNow()
 	// Half the latch's life: the first release, sent after now, records its
 	// outcome for the whole of it when it runs.
 	if l, ok := c.undoLatches[id]; ok && now-l.at < int64(undoLatchTTL)/2 {

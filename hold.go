@@ -111,6 +111,20 @@ func monoNanos(t time.Time) int64 { return int64(t.Sub(monoEpoch)) }
 // monoTime is the instant ns names, with its monotonic reading.
 func monoTime(ns int64) time.Time { return monoEpoch.Add(time.Duration(ns)) }
 
+// monoNow is monoNanos(time.Now()) read from the monotonic clock alone:
+// time.Now also reads the wall clock, which these numbers never use, and a
+// clock read is not free (on a 2-core VM, time.Now took 220 to 250 ns and
+// time.Since 90 to 110; Lock+Unlock reads the clock several times).
+func monoNow() int64 { return int64(time.Since(monoEpoch)) }
+
+// monoClock is monoNanos(c.clock()): monoNow, or the clockHook's reading.
+func (c *Client) monoClock() int64 {
+	if f := c.clockHook.Load(); f != nil {
+		return monoNanos((*f)())
+	}
+	return monoNow()
+}
+
 // clock reads the time a deadline is compared with: time.Now, or the
 // Client's clockHook when set (by tests only, to step the wall clock).
 func (c *Client) clock() time.Time {

@@ -500,7 +500,7 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 			// (nor ask any server its run_id).
 			return nil, opError("redlock", r.name, ErrClosed)
 		}
-		lctx, err := r.attempt(ctx, owner, cut, monoNanos(time.Now()) >= r.checkedUntil.Load())
+		lctx, err := r.attempt(ctx, owner, cut, monoNow() >= r.checkedUntil.Load())
 		if err == nil {
 			return lctx, nil
 		}
