@@ -2632,7 +2632,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	// The clock is read again only where the time the release is sent
 	// bounds the hold: a release that leaves holds. The usual last one
 	// reads it once, in releaseContext.
-	sent := began
+	sent := monoTime(began)
 	var mark *leaseMark
 	if h != nil && !last {
 		sent = time.Now()
@@ -2904,18 +2904,22 @@ func (c *Client) releaseContext(ctx context.Context, timeout time.Duration) cont
 	return rctx
 }
 
-// releaseContextAt is releaseContext that also returns the time it read.
-// The first release of h (nil: none) builds its context in h's allocation:
-// the usual Unlock allocates none of its own.
-func (c *Client) releaseContextAt(ctx context.Context, timeout time.Duration, h *hold) (_ context.Context, now time.Time) {
-	now = time.Now() // monotonic: a wall clock step does not stretch a bound
+// releaseContextAt is releaseContext that also returns the time it read
+// (monoNanos). The first release of h (nil: none) builds its context in h's
+// allocation: the usual Unlock allocates none of its own.
+func (c *Client) releaseContextAt(ctx context.Context, timeout time.Duration, h *hold) (_ context.Context, now int64) {
+	// Monotonic, so a wall clock step does not stretch a bound, and only
+	// that clock is read (monoNow) but when a bound is made.
+	now = monoNow()
 	b := c.releaseBound.Load()
-	if b == nil || b.timeout != timeout || now.Sub(b.created) > timeout/64 {
-		nb := &sharedBound{timeout: timeout, created: now}
+	if b == nil || b.timeout != timeout || time.Duration(now-b.created) > timeout/64 {
+		at := time.Now() // the deadline Deadline reports is a full reading
+		nb := &sharedBound{timeout: timeout, created: monoNanos(at)}
 		// Not a child of c.ctx: Close does not cut releases short.
-		nb.ctx, nb.cancel = context.WithDeadline(context.Background(), now.Add(timeout))
+		nb.ctx, nb.cancel = context.WithDeadline(context.Background(), at.Add(timeout))
 		c.releaseBound.Store(nb)
 		b = nb
+		now = nb.created
 	}
 	if h != nil && h.rcTaken.CompareAndSwap(false, true) {
 		h.rc = boundedContext{Context: b.ctx, values: ctx}
@@ -2931,7 +2935,7 @@ type sharedBound struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	timeout time.Duration
-	created time.Time
+	created int64 // monoNanos
 }
 
 // boundedContext has the deadline of a shared bound and the values of a

@@ -93,3 +93,26 @@ func TestUnlockUnreachableReportsDeadline(t *testing.T) {
 		t.Fatalf("Unlock took %s, release timeout 120ms", d)
 	}
 }
+
+// The time a release reads as it begins (releaseContextAt) is when it
+// began on the monotonic clock, whether it makes a new bound or shares one:
+// a release that leaves holds counts its loss deadline from it.
+func TestReleaseContextReadsItsStart(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	const timeout = 2 * time.Second
+	for i, what := range []string{"a new bound", "a shared bound"} {
+		before := monoNanos(time.Now())
+		rctx, now := c.releaseContextAt(context.Background(), timeout, nil)
+		after := monoNanos(time.Now())
+		if now < before || now > after {
+			t.Fatalf("release with %s: began at %d, outside [%d, %d] read around it", what, now, before, after)
+		}
+		if d, ok := rctx.Deadline(); !ok || monoNanos(d) > now+int64(timeout) || monoNanos(d) < now+int64(timeout-timeout/64) {
+			t.Fatalf("release with %s: deadline %v after its start, want within [%v, %v]", what, time.Duration(monoNanos(d)-now), timeout-timeout/64, timeout)
+		}
+		if i == 0 && c.releaseBound.Load() == nil {
+			t.Fatal("no bound made")
+		}
+	}
+}
