@@ -1017,6 +1017,11 @@ func replay(c echo.Context, stored []byte, maxDecoded int64, log *slog.Logger, r
 			report.Report(c.Request().Context(), scriptlock.RequestIdempotencyConflict)
 			log.WarnContext(c.Request().Context(), "echolock: stored gzip response decodes past MaxReplayDecodedBytes; not replayed to a retry that does not take gzip",
 				"max_decoded_bytes", maxDecoded)
+			// Refused by Accept-Encoding, where one taking gzip gets the
+			// answer: a cache must not give the refusal to such a client.
+			if h := c.Response().Header(); !varies(h.Values(echo.HeaderVary), echo.HeaderAcceptEncoding) {
+				h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+			}
 			return fail(c, ErrIdempotencyReplayEncoding, fmt.Errorf("stored gzip response decodes past %d bytes", maxDecoded))
 		case n >= 0:
 			decode = true

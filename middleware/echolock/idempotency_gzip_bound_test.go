@@ -43,3 +43,37 @@ func TestIdempotencyGzipReplayDecodedBounded(t *testing.T) {
 		t.Errorf("replay, Accept-Encoding gzip: %d Content-Encoding %q; want the stored gzip answer", g.code, g.header.Get(echo.HeaderContentEncoding))
 	}
 }
+
+// TestIdempotencyGzipReplayRefusalVaries: the 406 a retry that does not take
+// gzip gets for a stored answer decoding past MaxReplayDecodedBytes is
+// chosen by its Accept-Encoding (one that takes gzip gets the stored 201),
+// so it says Vary: Accept-Encoding, as either replay does: a cache must not
+// give the refusal to a client that takes gzip. A Vary a middleware further
+// out set is kept.
+func TestIdempotencyGzipReplayRefusalVaries(t *testing.T) {
+	t.Parallel()
+	env := mwtest.New(t)
+	store := env.Store(t)
+	e := echo.New()
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			c.Response().Header().Add(echo.HeaderVary, "Origin")
+			return next(c)
+		}
+	})
+	e.POST("/report", func(c echo.Context) error {
+		return c.String(http.StatusCreated, strings.Repeat("a", 1<<12+1))
+	}, echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, MaxReplayDecodedBytes: 1 << 12}), middleware.Gzip())
+	srv := serve(t, e)
+	if first := do(t, srv, "POST", "/report", "", "Idempotency-Key", "K", "Accept-Encoding", "gzip"); first.code != http.StatusCreated {
+		t.Fatalf("first: %d; want 201", first.code)
+	}
+	r := do(t, srv, "POST", "/report", "", "Idempotency-Key", "K", "Accept-Encoding", "identity")
+	if r.code != http.StatusNotAcceptable {
+		t.Fatalf("replay, Accept-Encoding identity: %d; want 406", r.code)
+	}
+	vary := strings.Join(r.header.Values(echo.HeaderVary), ", ")
+	if !strings.Contains(vary, "Accept-Encoding") || !strings.Contains(vary, "Origin") {
+		t.Errorf("406 for a retry that does not take gzip: Vary %q; want Accept-Encoding named (and Origin kept)", vary)
+	}
+}
