@@ -1,10 +1,13 @@
 package recharge_test
 
 import (
+	"database/sql"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scriptlock/scriptlock/examples/recharge"
 )
 
 // TestCommitReplyLostRetryReplayed: a payment whose COMMIT reaches
@@ -54,5 +57,67 @@ func TestCommitReplyLostRetryReplayed(t *testing.T) {
 	// The credit was made by this service; the replay found it out.
 	if c := e.svc.Counts(); c.Credited != 1 || c.AlreadyProcessed != 0 || c.Unconfirmed != 0 {
 		t.Errorf("service counts %+v after the retry found the credit; want 1 credited, none already processed or unconfirmed", c)
+	}
+}
+
+// TestCommitRefusedNotUnconfirmed: a payment whose COMMIT the server
+// answered with a refusal (here: its session ended by
+// idle_in_transaction_session_timeout while the COMMIT was on its way, the
+// transaction rolled back) is known not made. It does not count as
+// Unconfirmed in Service.Counts, which would say the balances may hold a
+// credit of it, for as long as the order is not recharged again here.
+func TestCommitRefusedNotUnconfirmed(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	_, proxy, dsn := proxiedPostgres(t)
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	// Sessions idle in a transaction end after 1 s, far inside the 10 s the
+	// payment waits for its COMMIT's reply: the server's answer comes first.
+	proxied := strings.Replace(dsn, postgres.Get(t).Addr, proxy.Addr, 1) + "&idle_in_transaction_session_timeout=1000"
+	e := newEnv(t, backend{"PostgreSQL through a proxy", func(t *testing.T) *recharge.Store {
+		t.Helper()
+		s, err := recharge.OpenPostgres(t.Context(), proxied)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}}, 1, noWork, nil, true)
+
+	proxy.HoldOn("commit")
+	defer proxy.Thaw()
+	first := make(chan httpAnswer, 1)
+	go func() { first <- e.post(t, "1", "k1") }()
+	idle := func() int {
+		var n int
+		if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	waitHeld(t, proxy, "the payment's commit", func() bool { return idle() > 0 })
+	// The server ends the session idle before the COMMIT reaches it; the
+	// payment's process then reads the server's answer.
+	deadline := time.Now().Add(10 * time.Second)
+	for idle() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle transaction was never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	proxy.Thaw()
+	if a := <-first; a.code != http.StatusServiceUnavailable {
+		t.Errorf("payment whose commit was refused: %d %s; want 503", a.code, strings.TrimSpace(a.body))
+	}
+	if bal := e.balance(t); bal != 0 {
+		t.Fatalf("balance %d after the commit was refused; want 0", bal)
+	}
+	if c := e.svc.Counts(); c != (recharge.Counts{}) {
+		t.Errorf("service counts %+v after a commit the server refused; want none (nothing made, nothing unconfirmed)", c)
 	}
 }

@@ -109,10 +109,11 @@ type Counts struct {
 	// claimed the order (ErrStaleFence).
 	Stale int64
 	// Unconfirmed counts this service's payments whose commit got no reply
-	// (answered unavailable): each may have been made. A later recharge of
-	// the order in this service settles it, moving it to Credited when it
-	// was made; until then the balances may hold credits Credited does not
-	// count.
+	// (answered unavailable): each may have been made (a commit the
+	// database answered with a refusal was not, and is not counted). A
+	// later recharge of the order in this service settles it, moving it to
+	// Credited when it was made; until then the balances may hold credits
+	// Credited does not count.
 	Unconfirmed int64
 }
 

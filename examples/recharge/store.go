@@ -380,6 +380,9 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 		return fmt.Errorf("recharge: record payment of order %d: %w", o.ID, err)
 	}
 	if err := tx.Commit(); err != nil {
+		if commitRefused(err) {
+			return fmt.Errorf("recharge: commit payment of order %d: %w", o.ID, err)
+		}
 		// The COMMIT may have reached the server and been made while its
 		// reply was lost: the payment's fate is unknown here.
 		return fmt.Errorf("recharge: commit payment of order %d: %w: %w", o.ID, errCommitUnanswered, err)
@@ -387,9 +390,26 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 	return nil
 }
 
-// errCommitUnanswered marks a payment whose COMMIT failed: it may have been
-// made (see Service.Counts).
+// errCommitUnanswered marks a payment whose COMMIT failed without saying
+// whether it was made (see Service.Counts).
 var errCommitUnanswered = errors.New("commit not confirmed")
+
+// commitRefused reports whether a failed COMMIT is known not to have been
+// made: the transaction had ended before it was sent; PostgreSQL answered
+// it with an ERROR (one past the commit point would be a PANIC) or with
+// ROLLBACK, or had ended the session idle in the transaction, before the
+// COMMIT; or SQLite, which runs in this process and has no reply to lose,
+// failed it. Any other failure (a broken connection, a timeout, a FATAL
+// that may follow a commit made locally, such as a shutdown during a
+// synchronous replication wait) leaves its fate unknown.
+func commitRefused(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Severity == "ERROR" || pe.SeverityUnlocalized == "ERROR" || pe.Code == "25P03"
+	}
+	var se *sqlite.Error
+	return errors.As(err, &se) || errors.Is(err, sql.ErrTxDone) || errors.Is(err, pgx.ErrTxCommitRollback)
+}
 
 // orderTx reads order id's fence inside tx: ErrOrderNotFound when there is
 // no such order.
