@@ -119,10 +119,11 @@ type Counts struct {
 
 // Counts returns the outcome counters.
 func (s *Service) Counts() Counts {
+	// Read under the lock settle moves a payment from Unconfirmed to
+	// Credited under: counted in one of them, never both nor neither.
 	s.mu.Lock()
-	n := int64(len(s.unconfirmed))
-	s.mu.Unlock()
-	return Counts{s.credited.Load(), s.already.Load(), s.stale.Load(), n}
+	defer s.mu.Unlock()
+	return Counts{s.credited.Load(), s.already.Load(), s.stale.Load(), int64(len(s.unconfirmed))}
 }
 
 // settle learns what became of order's unconfirmed payment, if this service
