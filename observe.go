@@ -531,7 +531,7 @@ const (
 	RequestLockLost            RequestOutcome = "lock_lost"            // the lock was lost while the handler ran
 	RequestExecuted            RequestOutcome = "executed"             // a first request with an Idempotency-Key ran
 	RequestReplayed            RequestOutcome = "replayed"             // a completed duplicate got the stored response
-	RequestIdempotencyConflict RequestOutcome = "idempotency_conflict" // a duplicate in flight, a reused key, an unstorable response
+	RequestIdempotencyConflict RequestOutcome = "idempotency_conflict" // a duplicate in flight, a reused key, an unstorable response, a stored gzip response too large to decode for it
 	RequestOverBudget          RequestOutcome = "over_budget"          // the caller's scope keeps as many stored responses as it may
 	RequestBodyRefused         RequestOutcome = "body_refused"         // the body was over the limit or unreadable (HTTP 413, 400); refused before it ran
 )
