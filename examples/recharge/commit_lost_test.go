@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/scriptlock/scriptlock/examples/recharge"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // TestCommitReplyLostRetryReplayed: a payment whose COMMIT reaches
@@ -119,5 +121,64 @@ func TestCommitRefusedNotUnconfirmed(t *testing.T) {
 	}
 	if c := e.svc.Counts(); c != (recharge.Counts{}) {
 		t.Errorf("service counts %+v after a commit the server refused; want none (nothing made, nothing unconfirmed)", c)
+	}
+}
+
+// TestCommitReplyLostUnsafeRetryCredited: without the lock (Service.Unsafe)
+// there is no token to tell a payment by, but its request is recorded with
+// it: a payment whose COMMIT got no reply counts as Unconfirmed until the
+// retry with its Idempotency-Key finds it made, then as Credited, not as
+// AlreadyProcessed, which would say no credit was made.
+func TestCommitReplyLostUnsafeRetryCredited(t *testing.T) {
+	t.Parallel()
+	bk, proxy, _ := proxiedPostgres(t)
+	store := bk.open(t)
+	if err := store.Seed(t.Context(), 1, 1, func(int) int64 { return amount }); err != nil {
+		t.Fatal(err)
+	}
+	node := redistest.Server(t)
+	idem, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)+"idem:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(idem.Close)
+	svc := &recharge.Service{Store: store, Work: noWork, Unsafe: true}
+	srv, err := recharge.NewServer(recharge.Config{Service: svc, Idempotency: idem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, gc := serve(t, srv)
+	e := &env{store: store, svc: svc, url: url, grpc: gc}
+
+	proxy.HoldOn("commit")
+	first := make(chan httpAnswer, 1)
+	go func() { first <- e.post(t, "1", "k1") }()
+	waitHeld(t, proxy, "the payment's commit", func() bool { return true })
+	proxy.CutHeld()
+	if a := <-first; a.code != http.StatusServiceUnavailable {
+		t.Errorf("first, its commit's reply lost: %d %s; want 503", a.code, strings.TrimSpace(a.body))
+	}
+	if c := e.svc.Counts(); c.Credited != 0 || c.Unconfirmed != 1 {
+		t.Errorf("service counts %+v after the commit's reply was lost; want 1 unconfirmed, none credited", c)
+	}
+	proxy.Thaw() // the commit reaches the server now: the credit is made
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok, err := e.store.Payment(t.Context(), 1); err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held commit never landed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if again := e.post(t, "1", "k1"); again.code != http.StatusOK || again.out.Outcome != "credited" || !again.replayed {
+		t.Errorf("retry after the lost commit reply: %d %s (replayed %v); want credited, replayed", again.code, strings.TrimSpace(again.body), again.replayed)
+	}
+	if bal := e.balance(t); bal != amount {
+		t.Errorf("balance %d; want %d", bal, amount)
+	}
+	if c := e.svc.Counts(); c.Credited != 1 || c.AlreadyProcessed != 0 || c.Unconfirmed != 0 {
+		t.Errorf("service counts %+v after the retry found the credit; want 1 credited, none already processed or unconfirmed", c)
 	}
 }

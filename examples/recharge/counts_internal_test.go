@@ -9,15 +9,15 @@ import "testing"
 func TestCountsSnapshotWhileSettling(t *testing.T) {
 	t.Parallel()
 	const n = 20000
-	s := &Service{unconfirmed: make(map[int64]int64, n)}
+	s := &Service{unconfirmed: make(map[int64]Payment, n)}
 	for order := int64(1); order <= n; order++ {
-		s.unconfirmed[order] = order // this service's token for it
+		s.unconfirmed[order] = Payment{OrderID: order, Fence: order} // this service's token for it
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for order := int64(1); order <= n; order++ {
-			s.settle(order, order) // the payment recorded is this service's
+			s.settle(order, Payment{OrderID: order, Fence: order}) // the payment recorded is this service's
 		}
 	}()
 	for {

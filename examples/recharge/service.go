@@ -86,19 +86,21 @@ type Service struct {
 
 	credited, already, stale atomic.Int64
 
-	// unconfirmed maps an order to the token of this service's payment of
-	// it whose COMMIT got no reply: made or not, the database alone knows,
-	// and a later recharge of the order here finds out. At most one entry
-	// per order.
+	// unconfirmed maps an order to this service's payment of it whose
+	// COMMIT got no reply (its token and request): made or not, the
+	// database alone knows, and a later recharge of the order here finds
+	// out. At most one entry per order.
 	mu          sync.Mutex
-	unconfirmed map[int64]int64
+	unconfirmed map[int64]Payment
 }
 
 // Counts are the service's outcome counters since it started.
 type Counts struct {
 	// Credited counts the credits this service made and knows of: a
 	// payment whose commit got no reply counts here once a later recharge
-	// of the order in this service finds it was made.
+	// of the order in this service finds it was made (by its token, or
+	// with Unsafe by its request's Idempotency-Key: without one it cannot
+	// be told from another's payment, and is dropped from Unconfirmed).
 	Credited int64
 	// AlreadyProcessed counts answers for orders already paid, by an
 	// earlier recharge: nothing changed. An answer with Result.Replayed
@@ -127,18 +129,20 @@ func (s *Service) Counts() Counts {
 }
 
 // settle learns what became of order's unconfirmed payment, if this service
-// has one: paidBy is the token of the payment the order now records (0
-// for none, or not paid). It reports whether that payment is this service's
-// unconfirmed one, now counted as credited.
-func (s *Service) settle(order, paidBy int64) bool {
+// has one: paid is the payment the order now records (the zero Payment for
+// none, or not paid). It reports whether that payment is this service's
+// unconfirmed one, now counted as credited: the same token, or without the
+// lock (Unsafe: no token) the same request; a payment without either
+// cannot be told from another's.
+func (s *Service) settle(order int64, paid Payment) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	token, ok := s.unconfirmed[order]
+	u, ok := s.unconfirmed[order]
 	if !ok {
 		return false
 	}
 	delete(s.unconfirmed, order)
-	if token != 0 && token == paidBy {
+	if u.Fence != 0 && u.Fence == paid.Fence || u.Fence == 0 && u.Request != "" && u.Request == paid.Request {
 		s.credited.Add(1)
 		return true
 	}
@@ -219,7 +223,7 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 			}
 			// Whoever paid it, this service's unconfirmed payment of the
 			// order, if any, is settled now: made when it is the one recorded.
-			mine = s.settle(orderID, p.Fence)
+			mine = s.settle(orderID, p)
 		}
 		if !mine {
 			s.already.Add(1)
@@ -233,7 +237,7 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 		return Result{Order: o, Outcome: AlreadyProcessed, Fence: token}, nil
 	}
 	// Unpaid: a payment of it this service could not confirm was not made.
-	s.settle(orderID, 0)
+	s.settle(orderID, Payment{})
 	if o.Status != StatusUnpaid {
 		return Result{Order: o, Fence: token}, fmt.Errorf("%w: order %d is %q", ErrNotPayable, orderID, o.Status)
 	}
@@ -256,9 +260,9 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 		if errors.Is(err, errCommitUnanswered) {
 			s.mu.Lock()
 			if s.unconfirmed == nil {
-				s.unconfirmed = make(map[int64]int64)
+				s.unconfirmed = make(map[int64]Payment)
 			}
-			s.unconfirmed[orderID] = token
+			s.unconfirmed[orderID] = Payment{OrderID: orderID, Fence: token, Request: request}
 			s.mu.Unlock()
 		}
 		return Result{Order: o, Fence: token}, err
