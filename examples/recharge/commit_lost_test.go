@@ -182,3 +182,40 @@ func TestCommitReplyLostUnsafeRetryCredited(t *testing.T) {
 		t.Errorf("service counts %+v after the retry found the credit; want 1 credited, none already processed or unconfirmed", c)
 	}
 }
+
+// TestCommitReplyLostOtherRequestAlreadyProcessed: a payment whose COMMIT
+// got no reply, found made by a later recharge of the order that is not its
+// retry (another Idempotency-Key, or none), counts as Credited, and that
+// later request's answer, already processed, counts as AlreadyProcessed as
+// any other: only the replayed answer of the payment itself is the credit.
+func TestCommitReplyLostOtherRequestAlreadyProcessed(t *testing.T) {
+	t.Parallel()
+	bk, proxy, _ := proxiedPostgres(t)
+	e := newEnv(t, bk, 1, noWork, nil, true)
+
+	proxy.HoldOn("commit")
+	first := make(chan httpAnswer, 1)
+	go func() { first <- e.post(t, "1", "k1") }()
+	waitHeld(t, proxy, "the payment's commit", func() bool { return true })
+	proxy.CutHeld()
+	if a := <-first; a.code != http.StatusServiceUnavailable {
+		t.Errorf("first, its commit's reply lost: %d %s; want 503", a.code, strings.TrimSpace(a.body))
+	}
+	proxy.Thaw() // the commit reaches the server now: the credit is made
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok, err := e.store.Payment(t.Context(), 1); err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held commit never landed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if other := e.post(t, "1", ""); other.code != http.StatusOK || other.out.Outcome != "already processed" {
+		t.Errorf("another request for the order: %d %s; want already processed", other.code, strings.TrimSpace(other.body))
+	}
+	if c := e.svc.Counts(); c.Credited != 1 || c.AlreadyProcessed != 1 || c.Unconfirmed != 0 {
+		t.Errorf("service counts %+v after another request found the credit; want 1 credited, 1 already processed, none unconfirmed", c)
+	}
+}

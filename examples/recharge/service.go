@@ -225,10 +225,13 @@ func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 			// order, if any, is settled now: made when it is the one recorded.
 			mine = s.settle(orderID, p)
 		}
-		if !mine {
+		replay := ok && request != "" && p.Request == request
+		if !mine || !replay {
+			// Not the answer of this service's unconfirmed payment itself,
+			// which settle counted as the credit it is.
 			s.already.Add(1)
 		}
-		if ok && request != "" && p.Request == request {
+		if replay {
 			// A retry of the request that paid, whose answer was lost
 			// (its process died, or its commit's reply never came): give
 			// that answer again, not "already processed".
