@@ -2521,6 +2521,8 @@ func (w *walker) givenAtBreaks(list []ast.Stmt) (given, assigned []string) {
 				case slices.Contains(tests[i], n) && !assigns(st.(*ast.IfStmt).Then, n):
 					// if v then break end
 					tested = true
+				case w.givenAtInnerBreaks(st, n, gives, false, &tested):
+					// if c then v = 'a' break end
 				default:
 					ok = false
 				}
@@ -2541,6 +2543,53 @@ func (w *walker) givenAtBreaks(list []ast.Stmt) (given, assigned []string) {
 		}
 	}
 	return given, assigned
+}
+
+// givenAtInnerBreaks reports whether name holds a value neither nil nor
+// false at each break in st, a statement of a loop's body that holds one
+// in a block of its (if c then v = 'a' break end, an elseif, a nested if
+// or do): gives is whether it did before st, byTest whether that was
+// shown by a test rather than given. A break reached by a test only sets
+// *tested. A local of that name declared in a block hides it: not read.
+func (w *walker) givenAtInnerBreaks(st ast.Stmt, name string, gives, byTest bool, tested *bool) bool {
+	var block func(list []ast.Stmt, gives, byTest bool) bool
+	block = func(list []ast.Stmt, gives, byTest bool) bool {
+		for _, st := range list {
+			if _, ok := st.(*ast.BreakStmt); ok {
+				if !gives {
+					return false
+				}
+				*tested = *tested || byTest
+				return true // (what follows it never runs)
+			}
+			if !w.givenAtInnerBreaks(st, name, gives, byTest, tested) {
+				return false
+			}
+			after, hidden := w.givesAfter(gives, st, name)
+			if hidden {
+				return false
+			}
+			if assigns([]ast.Stmt{st}, name) {
+				byTest = false
+			}
+			gives = after
+		}
+		return true
+	}
+	switch x := st.(type) {
+	case *ast.IfStmt:
+		if !breaks([]ast.Stmt{x}) {
+			return true
+		}
+		thenGives, thenByTest := gives, byTest
+		if !gives && slices.Contains(w.nilGuards(x.Condition, false), name) {
+			thenGives, thenByTest = true, true // if v then ... break end
+		}
+		return block(x.Then, thenGives, thenByTest) && block(x.Else, gives, byTest)
+	case *ast.DoBlockStmt:
+		return !breaks(x.Stmts) || block(x.Stmts, gives, byTest)
+	}
+	return true
 }
 
 // listedReply is 1 + the index in File.Calls of the reply a generic for
