@@ -73,6 +73,9 @@ type walker struct {
 	// dry is set while a loop's body is walked only to gather the values
 	// it assigns (see loop).
 	dry bool
+	// fullOnly is set while nilGuards leaves out the tests that show a
+	// local not nil, and no more (see fullGuards).
+	fullOnly bool
 	// probed counts, per index in File.Calls, the statements being walked
 	// that test a RESP3 shape field of a local holding that call's reply
 	// (if not r.map then ... r[i] ... end, r.set or r): code written for
@@ -108,6 +111,10 @@ type walker struct {
 	// call passes nil or false, or no value (f(nil), f()): see
 	// settleElemParams.
 	nilArgs map[*ast.FunctionExpr]map[int]bool
+	// falseArgs are, of those, the parameters a call passes false or a
+	// comparison written in place (f(false), f(a == b)): a test that
+	// shows the parameter not nil leaves them.
+	falseArgs map[*ast.FunctionExpr]map[int]bool
 	// badArgs are, likewise, what a call passes a parameter that Redis
 	// refuses as a command argument besides nil and false: true, a
 	// comparison, a table or a function, written in place.
@@ -254,6 +261,10 @@ type upval struct {
 	// nil nor false there (if v then ... end): it may still hold true, a
 	// comparison's true or a table.
 	guarded bool
+	// nilOnly is set when that test shows it not nil, and no more (if
+	// v ~= nil, type(v) ~= 'nil'): it may still hold false (see
+	// walker.falseArgs).
+	nilOnly bool
 }
 
 // local is a local variable in scope.
@@ -304,9 +315,16 @@ type local struct {
 	// falseIn is the ID of the scope in which a condition shows the local
 	// false or nil (the body of if not v, the right of v or ...), 0 for
 	// none: see knownFalse.
-	falseIn  int
-	param    int
-	assigned bool
+	falseIn int
+	// nilOnlyIn is the ID of the scope in which a condition shows the
+	// local not nil and no more (the body of if v ~= nil, or of if
+	// type(v) ~= 'nil'): a reply it holds may be false there. fullIn is
+	// that of the outermost scope still walked in which one shows it
+	// neither nil nor false (if v), which settles it. 0 for none: see
+	// knownNilOnly.
+	nilOnlyIn, fullIn int
+	param             int
+	assigned          bool
 	// aliasOf is the parameter a local was declared a copy of (local y =
 	// v, v a parameter of the function walked, untested there): the local
 	// is taken as that parameter (paramOf, param), and a test of the
@@ -897,7 +915,7 @@ func (w *walker) setNil(name string, ns nilSource) {
 	if l == nil {
 		return
 	}
-	l.falseIn = 0 // a new value: no test of the old one holds
+	l.falseIn, l.nilOnlyIn, l.fullIn = 0, 0, 0 // a new value: no test of the old one holds
 	if i != len(w.scopes)-1 {
 		if l.fn != w.depth {
 			ns = nilSource{}
@@ -1403,6 +1421,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		done := w.shape(s.Condition, true)
 		w.push()
 		w.markFalse(w.falseNames(s.Condition, true))
+		w.markNilOnly(w.nilOnlyNames(s.Condition, true), w.fullGuards(s.Condition, false))
 		w.guardNonzero(nonzero)
 		w.guardWhole(whole)
 		w.guardedBlock(s.Then, notNil)
@@ -1411,6 +1430,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		done = w.shape(s.Condition, false)
 		w.push()
 		w.markFalse(w.falseNames(s.Condition, false))
+		w.markNilOnly(w.nilOnlyNames(s.Condition, false), w.fullGuards(s.Condition, true))
 		w.guardNonzero(nonzeroElse)
 		w.guardWhole(wholeElse)
 		w.guardedBlock(s.Else, isNil)
@@ -1421,10 +1441,12 @@ func (w *walker) stmt(s ast.Stmt) {
 		switch {
 		case exits(s.Then):
 			w.guard(isNil)
+			w.markNilOnly(w.nilOnlyNames(s.Condition, false), w.fullGuards(s.Condition, true))
 			w.guardNonzero(nonzeroElse)
 			w.guardWhole(wholeElse)
 		case exits(s.Else):
 			w.guard(notNil)
+			w.markNilOnly(w.nilOnlyNames(s.Condition, true), w.fullGuards(s.Condition, false))
 			w.guardNonzero(nonzero)
 			w.guardWhole(whole)
 		default:
@@ -2162,6 +2184,80 @@ func (w *walker) markFalse(names []string) {
 	}
 }
 
+// nilOnlyNames are the locals e, as a condition, shows not nil, and no
+// more, where it holds (holds set) or where it does not: v ~= nil and
+// type(v) ~= 'nil' (or a local given type(v)) where they hold, v == nil
+// and type(v) == 'nil' where they do not, and either side of an and (or
+// of an or) there. Such a local may hold false: a reply Redis gave as nil.
+// (Not one that holds a reply on every path: the comparison is refused,
+// as always true or false, already.)
+func (w *walker) nilOnlyNames(e ast.Expr, holds bool) []string {
+	local := func(n string) []string {
+		if l, _ := w.lookup(n); l != nil && !(l.nilv.set && !l.nilv.some) {
+			return []string{n}
+		}
+		return nil
+	}
+	switch x := e.(type) {
+	case *ast.UnaryNotOpExpr:
+		return w.nilOnlyNames(x.Expr, !holds)
+	case *ast.LogicalOpExpr:
+		if (x.Operator == "and") == holds {
+			return append(w.nilOnlyNames(x.Lhs, holds), w.nilOnlyNames(x.Rhs, holds)...)
+		}
+	case *ast.RelationalOpExpr:
+		if x.Operator != "==" && x.Operator != "~=" || (x.Operator == "~=") != holds {
+			return nil
+		}
+		if arg, name, ok := w.typeTest(x); ok {
+			if id, isID := arg.(*ast.IdentExpr); isID && name == "nil" {
+				return local(id.Value)
+			}
+			return nil
+		}
+		for _, side := range [][2]ast.Expr{{x.Lhs, x.Rhs}, {x.Rhs, x.Lhs}} {
+			id, isID := side[0].(*ast.IdentExpr)
+			if _, isNil := side[1].(*ast.NilExpr); isID && isNil {
+				return local(id.Value)
+			}
+		}
+	}
+	return nil
+}
+
+// fullGuards are nilGuards(e, isNil) but for the tests nilOnlyNames
+// lists: the locals e shows to hold neither nil nor false.
+func (w *walker) fullGuards(e ast.Expr, isNil bool) []string {
+	w.fullOnly = true
+	defer func() { w.fullOnly = false }()
+	return w.nilGuards(e, isNil)
+}
+
+// markNilOnly records that a condition shows the locals names not nil,
+// and no more, in the innermost scope, and markFull that one shows the
+// locals full neither nil nor false there (see local.nilOnlyIn).
+func (w *walker) markNilOnly(names, full []string) {
+	id := w.scopeIDs[len(w.scopeIDs)-1]
+	for _, n := range names {
+		if l, _ := w.lookup(n); l != nil {
+			l.nilOnlyIn = id
+		}
+	}
+	for _, n := range full {
+		if l, _ := w.lookup(n); l != nil && (l.fullIn == 0 || !slices.Contains(w.scopeIDs, l.fullIn)) {
+			l.fullIn = id
+		}
+	}
+}
+
+// knownNilOnly reports whether a condition shows the local l not nil, and
+// no more, in a scope still being walked, and none shows it neither nil
+// nor false: it may hold false there.
+func (w *walker) knownNilOnly(l *local) bool {
+	return l.nilOnlyIn != 0 && l.fn == w.depth && slices.Contains(w.scopeIDs, l.nilOnlyIn) &&
+		!(l.fullIn != 0 && slices.Contains(w.scopeIDs, l.fullIn))
+}
+
 // knownFalse reports whether a condition shows the local false or nil in
 // a scope still being walked: a reply it holds is false there, whatever
 // the script read of it before. (Not in a function defined there: it runs
@@ -2294,6 +2390,9 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		if arg, name, ok := w.typeTest(x); ok {
 			switch name {
 			case "nil":
+				if w.fullOnly {
+					return nil
+				}
 				return w.nilGuards(&ast.RelationalOpExpr{Operator: x.Operator, Lhs: arg, Rhs: &ast.NilExpr{}}, isNil)
 			case "string", "number", "table", "function", "userdata", "thread":
 				if n := local(arg); n != "" && (x.Operator == "==") != isNil {
@@ -2317,6 +2416,9 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		}
 		// (v ~= nil leaves false, v ~= false nil: each shows a value
 		// only of a local that cannot hold the other.)
+		if w.fullOnly && (isNilExpr(x.Lhs) || isNilExpr(x.Rhs)) {
+			return nil
+		}
 		if n := local(x.Lhs); n != "" && nilOrFalse(x.Rhs) && !w.mayHoldOther(x.Lhs, x.Rhs) {
 			return []string{n}
 		}
@@ -2889,6 +2991,15 @@ func (w *walker) expr(e ast.Expr) {
 							w.nilArgs[fn] = map[int]bool{}
 						}
 						w.nilArgs[fn][i] = true
+					}
+					if i < len(e.Args) && w.fixedFunc(e.Func) != nil && (isFalseExpr(e.Args[i]) || notStringExpr(e.Args, i) == "a comparison, true or false") {
+						if w.falseArgs == nil {
+							w.falseArgs = map[*ast.FunctionExpr]map[int]bool{}
+						}
+						if w.falseArgs[fn] == nil {
+							w.falseArgs[fn] = map[int]bool{}
+						}
+						w.falseArgs[fn][i] = true
 					}
 				}
 				for i, a := range e.Args {
@@ -4413,7 +4524,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				pars = append(pars, upval{arg: i, l: l, name: id.Value})
 			}
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.dry {
-				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramValueRead(l), guarded: w.guarded(l)})
+				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l)})
 			}
 			// A local given tonumber of a parameter (local n =
 			// tonumber(x)), neither it nor the parameter tested here.
@@ -5543,6 +5654,11 @@ func (w *walker) settleElemParams() {
 			a.MayNotString = u.name + ", a parameter that a call of its function passes " + bad
 		}
 		if u.guarded {
+			// (Or not nil only, if v ~= nil: false a call passes it is
+			// refused there.)
+			if u.nilOnly && w.falseArgs[u.l.paramOf][u.l.param-1] && a.NotString == "" && a.MayNotString == "" && a.MayNil == "" {
+				a.NilParam = u.name
+			}
 			continue // neither nil nor false, nor a missing element, here
 		}
 		// A call passes it nil or false (f(nil), f()): Redis refuses
@@ -6478,6 +6594,9 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 		o.Tonumber, o.Tested = ns.tonumber, ns.tested
 		if l != nil && w.knownFalse(l) && !ns.tonumber {
 			o.Tested = false // (if not v then ... v .. 'x': false there)
+		}
+		if l != nil && w.knownNilOnly(l) {
+			o.Tested = false // (if v ~= nil then ... v .. 'x': false there)
 		}
 		o.Probed = w.probed[ns.call] > 0 && w.shaped[ns.call] == 0
 	}
