@@ -368,8 +368,14 @@ type local struct {
 	numParamName string
 	// typeOf is the local it was given the type of (local t = type(v)),
 	// in the block that declares it: a condition that reads it tests
-	// that local's type (see markTested).
-	typeOf *local
+	// that local's type (see markTested) while that local holds the
+	// value it held then (its assigns still typeOfAt; see typeOfHeld).
+	typeOf   *local
+	typeOfAt int
+	// assigns counts the assignments walked of the local (those of a
+	// loop's dry passes too, so that one later in the body counts before
+	// it is walked for real).
+	assigns int
 	// fnElems are the elements a call of a local function it was given
 	// may return (see callElems), assigned in the block that declares it.
 	fnElems []elemPass
@@ -695,6 +701,9 @@ func (w *walker) setNumArg(name string, n int, e ast.Expr) {
 		if isF && isID && f.Value == "type" && !w.isLocal("type") {
 			if of, _ := w.lookup(id.Value); of != l {
 				l.typeOf = of // (not local v = type(v), declared already)
+				if of != nil {
+					l.typeOfAt = of.assigns
+				}
 			}
 		}
 	}
@@ -1096,6 +1105,7 @@ func (w *walker) assign(name string, v Value) {
 			l.paramOf, l.param, l.aliasOf = nil, 0, nil
 		}
 		l.assigned, l.fnExpr = true, nil
+		l.assigns++
 		return
 	}
 }
@@ -2485,7 +2495,7 @@ func (w *walker) typeTest(x *ast.RelationalOpExpr) (ast.Expr, string, bool) {
 			continue
 		}
 		t, _ := w.lookup(id.Value)
-		if t == nil || t.typeOf == nil || t.typeOf.assigned {
+		if t == nil || !t.typeOfHeld() {
 			continue
 		}
 		name, _, _ := strings.Cut(t.typeOf.decl, "#")
@@ -2494,6 +2504,14 @@ func (w *walker) typeTest(x *ast.RelationalOpExpr) (ast.Expr, string, bool) {
 		}
 	}
 	return nil, "", false
+}
+
+// typeOfHeld reports whether l was given the type of a local (local t =
+// type(v)) that holds still the value it held then: not assigned since
+// (in the body of a loop, one assigned anywhere in it is, from its first
+// pass), nor in a function, which may run between.
+func (l *local) typeOfHeld() bool {
+	return l.typeOf != nil && l.typeOf.assigns == l.typeOfAt && !l.typeOf.fnAssigned
 }
 
 // stringOrNumber reports whether e is a string or number literal.
@@ -3522,7 +3540,7 @@ func (w *walker) markTested(e ast.Expr) {
 					l.valueTested = true
 				}
 				// (t = type(v): the condition tests v's type.)
-				if l.typeOf != nil && !l.typeOf.assigned {
+				if l.typeOfHeld() {
 					l.typeOf.tested, l.typeOf.valueTested, l.typeOf.typed = true, true, true
 				}
 			}
