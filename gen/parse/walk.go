@@ -111,6 +111,14 @@ type walker struct {
 	// call passes nil or false, or no value (f(nil), f()): see
 	// settleElemParams.
 	nilArgs map[*ast.FunctionExpr]map[int]bool
+	// passes are, for each call of each local function counted in
+	// nilArgs, what it passes each parameter (see argPass), and pconds
+	// the tests of parameters the if statements being walked make (see
+	// paramCond): a use of a parameter under a test of another one
+	// (if mode == 'set' then ... v ... end) is met only by the calls
+	// whose values pass it.
+	passes map[*ast.FunctionExpr][][]argPass
+	pconds []paramCond
 	// falseArgs are, of those, the parameters a call passes false or a
 	// comparison written in place (f(false), f(a == b)): a test that
 	// shows the parameter not nil leaves them.
@@ -265,6 +273,168 @@ type upval struct {
 	// v ~= nil, type(v) ~= 'nil'): it may still hold false (see
 	// walker.falseArgs).
 	nilOnly bool
+	// conds are the tests of the function's other parameters that hold
+	// where it is used (see walker.pconds).
+	conds []paramCond
+}
+
+// argPass is what a call of a local function passes a parameter, as far
+// as a test of it can tell: nil (nil, false or nothing), or a literal
+// (kind 's' a string, 'n' a number, 't' true; text its value), or
+// unknown (kind 0).
+type argPass struct {
+	nilv bool
+	// falsev is set for false or a comparison written in place (see
+	// walker.falseArgs).
+	falsev bool
+	kind   byte
+	text   string
+}
+
+// paramCond is a test of the parameter param (0-based) of fn that holds
+// where a statement runs: eq (or not) to a literal (kind and text as in
+// argPass), or its truth (kind 0: holding a value when eq).
+type paramCond struct {
+	fn    *ast.FunctionExpr
+	param int
+	eq    bool
+	kind  byte
+	text  string
+}
+
+// meets reports whether a call that passes args may run where the tests
+// conds hold: a value it passes is not one that fails a test.
+func meets(args []argPass, conds []paramCond) bool {
+	for _, c := range conds {
+		if c.param >= len(args) {
+			continue
+		}
+		a := args[c.param]
+		switch {
+		case c.kind == 0:
+			if a.nilv == c.eq && (a.nilv || a.kind != 0) {
+				return false // passes nil where it must hold a value, or one where it must not
+			}
+		case a.nilv:
+			if c.eq {
+				return false // nil is no literal
+			}
+		case a.kind != 0:
+			if (a.kind == c.kind && a.text == c.text) != c.eq {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// literalPass reads e, passed to a parameter, as argPass does.
+func literalPass(e ast.Expr) (kind byte, text string) {
+	switch x := e.(type) {
+	case *ast.StringExpr:
+		return 's', x.Value
+	case *ast.NumberExpr:
+		if f, err := strconv.ParseFloat(x.Value, 64); err == nil {
+			return 'n', strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	case *ast.TrueExpr:
+		return 't', "true"
+	}
+	return 0, ""
+}
+
+// paramConds are the tests of parameters of the function being walked
+// (not assigned anywhere) that e, as a condition, makes where it holds
+// (holds set) or where it does not: v == 'x', v ~= 'x', v (its truth),
+// not of one, and both sides of an and (of an or, where it does not hold).
+func (w *walker) paramConds(e ast.Expr, holds bool) []paramCond {
+	param := func(e ast.Expr) *local {
+		id, ok := e.(*ast.IdentExpr)
+		if !ok {
+			return nil
+		}
+		if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && p.aliasOf == nil && !p.assigned && p.fn == w.depth {
+			return p
+		}
+		return nil
+	}
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		if p := param(x); p != nil {
+			return []paramCond{{fn: p.paramOf, param: p.param - 1, eq: holds}}
+		}
+	case *ast.UnaryNotOpExpr:
+		return w.paramConds(x.Expr, !holds)
+	case *ast.LogicalOpExpr:
+		if (x.Operator == "and") == holds {
+			return append(w.paramConds(x.Lhs, holds), w.paramConds(x.Rhs, holds)...)
+		}
+	case *ast.RelationalOpExpr:
+		if x.Operator != "==" && x.Operator != "~=" {
+			return nil
+		}
+		for _, side := range [][2]ast.Expr{{x.Lhs, x.Rhs}, {x.Rhs, x.Lhs}} {
+			p := param(side[0])
+			if p == nil {
+				continue
+			}
+			eq := (x.Operator == "==") == holds
+			switch side[1].(type) {
+			case *ast.NilExpr, *ast.FalseExpr:
+				// v == nil (or false) holds where v holds none; v ~=
+				// nil may hold where it holds false.
+				if eq {
+					return []paramCond{{fn: p.paramOf, param: p.param - 1}}
+				}
+				return nil
+			}
+			if kind, text := literalPass(side[1]); kind != 0 && kind != 't' {
+				return []paramCond{{fn: p.paramOf, param: p.param - 1, eq: eq, kind: kind, text: text}}
+			}
+		}
+	}
+	return nil
+}
+
+// falsePassed reports whether a call of fn passes false or a comparison
+// to its parameter i (see falseArgs) and may run where the tests conds
+// hold.
+func (w *walker) falsePassed(fn *ast.FunctionExpr, i int, conds []paramCond) bool {
+	if !w.falseArgs[fn][i] {
+		return false
+	}
+	for _, args := range w.passes[fn] {
+		if i < len(args) && args[i].falsev && meets(args, conds) {
+			return true
+		}
+	}
+	return false
+}
+
+// condsOf are the tests in pconds of the parameters of fn, made in the
+// function being walked.
+func (w *walker) condsOf(fn *ast.FunctionExpr) []paramCond {
+	var out []paramCond
+	for _, c := range w.pconds {
+		if c.fn == fn && len(w.fns) > 0 && w.fns[len(w.fns)-1] == fn {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// nilPassed reports whether a call of fn passes nil or false (or nothing)
+// to its parameter i and may run where the tests conds hold.
+func (w *walker) nilPassed(fn *ast.FunctionExpr, i int, conds []paramCond) bool {
+	if !w.nilArgs[fn][i] {
+		return false
+	}
+	for _, args := range w.passes[fn] {
+		if i < len(args) && args[i].nilv && meets(args, conds) {
+			return true
+		}
+	}
+	return false
 }
 
 // local is a local variable in scope.
@@ -1434,7 +1604,10 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.markNilOnly(w.nilOnlyNames(s.Condition, true), w.fullGuards(s.Condition, false))
 		w.guardNonzero(nonzero)
 		w.guardWhole(whole)
+		n := len(w.pconds)
+		w.pconds = append(w.pconds, w.paramConds(s.Condition, true)...)
 		w.guardedBlock(s.Then, notNil)
+		w.pconds = w.pconds[:n]
 		w.pop()
 		done()
 		done = w.shape(s.Condition, false)
@@ -1443,7 +1616,9 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.markNilOnly(w.nilOnlyNames(s.Condition, false), w.fullGuards(s.Condition, true))
 		w.guardNonzero(nonzeroElse)
 		w.guardWhole(wholeElse)
+		w.pconds = append(w.pconds, w.paramConds(s.Condition, false)...)
 		w.guardedBlock(s.Else, isNil)
+		w.pconds = w.pconds[:n]
 		w.pop()
 		done()
 		// An early exit on a nil test (if not v then return '' end)
@@ -2985,6 +3160,20 @@ func (w *walker) expr(e ast.Expr) {
 				}
 				for i := range n {
 					w.args[fn][i] = append(w.args[fn][i], w.passed(e.Args, i))
+				}
+				if !(len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]]) && w.fixedFunc(e.Func) != nil {
+					args := make([]argPass, n)
+					for i := range n {
+						args[i].nilv = w.passed(e.Args, i).Source == SourceNil
+						args[i].falsev = i < len(e.Args) && (isFalseExpr(e.Args[i]) || notStringExpr(e.Args, i) == "a comparison, true or false")
+						if i < len(e.Args) && (i < len(e.Args)-1 || !expands(e.Args[i])) {
+							args[i].kind, args[i].text = literalPass(e.Args[i])
+						}
+					}
+					if w.passes == nil {
+						w.passes = map[*ast.FunctionExpr][][]argPass{}
+					}
+					w.passes[fn] = append(w.passes[fn], args)
 				}
 				for i := range n {
 					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] {
@@ -4542,7 +4731,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				pars = append(pars, upval{arg: i, l: l, name: id.Value})
 			}
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.dry {
-				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l)})
+				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(l.paramOf)})
 			}
 			// A local given tonumber of a parameter (local n =
 			// tonumber(x)), neither it nor the parameter tested here.
@@ -5674,14 +5863,14 @@ func (w *walker) settleElemParams() {
 		if u.guarded {
 			// (Or not nil only, if v ~= nil: false a call passes it is
 			// refused there.)
-			if u.nilOnly && w.falseArgs[u.l.paramOf][u.l.param-1] && a.NotString == "" && a.MayNotString == "" && a.MayNil == "" {
+			if u.nilOnly && w.falsePassed(u.l.paramOf, u.l.param-1, u.conds) && a.NotString == "" && a.MayNotString == "" && a.MayNil == "" {
 				a.NilParam = u.name
 			}
 			continue // neither nil nor false, nor a missing element, here
 		}
 		// A call passes it nil or false (f(nil), f()): Redis refuses
 		// either.
-		if w.nilArgs[u.l.paramOf][u.l.param-1] && a.NotString == "" && a.MayNil == "" {
+		if w.nilPassed(u.l.paramOf, u.l.param-1, u.conds) && a.NotString == "" && a.MayNil == "" {
 			a.NilParam = u.name
 		}
 		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
