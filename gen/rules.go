@@ -119,7 +119,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.MayNotString != "" {
 				warn(a.Pos, "argument %d of %s is %s: Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\")", i+1, c.Func, a.MayNotString)
 			}
-			if a.NilParam != "" {
+			if a.NilParam != "" && a.NilParamOf != "" {
+				warn(a.Pos, "argument %d of %s is %s, a local given the parameter %s, which a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call (\"Lua redis lib command arguments must be strings or integers\"); pass a value, or test it first (if %s then ... end)",
+					i+1, c.Func, a.NilParam, a.NilParamOf, a.NilParam)
+			} else if a.NilParam != "" {
 				warn(a.Pos, "argument %d of %s is %s, a parameter that a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call (\"Lua redis lib command arguments must be strings or integers\"); pass a value, or test it first (if %s then ... end)",
 					i+1, c.Func, a.NilParam, a.NilParam)
 			}

@@ -202,6 +202,9 @@ type Arg struct {
 	// exactly, untested there, when a call of the function passes it nil
 	// or false, or no value (f(nil), f()): Redis refuses the call then.
 	NilParam string
+	// NilParamOf names, when NilParam is a local given a parameter on
+	// some paths (y = v), that parameter.
+	NilParamOf string
 	// MayNotString is set when the argument is a call of a local function
 	// some of whose returns, not all, pass it a value that is no string
 	// or number (nil, a boolean, a table: return 'x', {} as the last

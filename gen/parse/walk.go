@@ -269,6 +269,9 @@ type upval struct {
 	// nil nor false there (if v then ... end): it may still hold true, a
 	// comparison's true or a table.
 	guarded bool
+	// via is set when the argument is a local given the parameter l
+	// (see local.mayParams), name the local's.
+	via bool
 	// nilOnly is set when that test shows it not nil, and no more (if
 	// v ~= nil, type(v) ~= 'nil'): it may still hold false (see
 	// walker.falseArgs).
@@ -411,6 +414,27 @@ func (w *walker) falsePassed(fn *ast.FunctionExpr, i int, conds []paramCond) boo
 	return false
 }
 
+// setMayParam records an assignment of e to the local name (see
+// local.mayParams): a parameter of the function that declares it,
+// untested, is one it may hold from then on; in the declaring block, the
+// only one.
+func (w *walker) setMayParam(name string, e ast.Expr) {
+	l, i := w.lookup(name)
+	if l == nil {
+		return
+	}
+	if i == len(w.scopes)-1 {
+		l.mayParams = nil
+	}
+	id, ok := e.(*ast.IdentExpr)
+	if !ok || l.paramOf != nil || l.fn != w.depth {
+		return
+	}
+	if p, _ := w.lookup(id.Value); p != nil && p != l && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.tested && !p.typed && !slices.Contains(l.mayParams, p) {
+		l.mayParams = append(slices.Clip(l.mayParams), p)
+	}
+}
+
 // condsOf are the tests in pconds of the parameters of fn, made in the
 // function being walked.
 func (w *walker) condsOf(fn *ast.FunctionExpr) []paramCond {
@@ -500,6 +524,12 @@ type local struct {
 	// is taken as that parameter (paramOf, param), and a test of the
 	// parameter tests it too, while neither is assigned.
 	aliasOf *local
+	// mayParams are the parameters of the function that declares it,
+	// untested there, that it was assigned (y = v, in a nested block, a
+	// loop, or after its declaration): it may hold what a call passes
+	// them (see settleElemParams). An assignment in the declaring block
+	// replaces them.
+	mayParams []*local
 	// orNotString is what an and/or the local was given may give that
 	// Redis refuses as a command argument (local b = a == c or 'y': true),
 	// "" for none; cleared by another value in the declaring block.
@@ -1456,6 +1486,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.indexOf = 0
 			}
+			w.setMayParam(id.Value, elemAt(s.Rhs, i))
 			if copies[i] {
 				w.guard([]string{id.Value})
 			}
@@ -2679,6 +2710,12 @@ func (w *walker) typeTest(x *ast.RelationalOpExpr) (ast.Expr, string, bool) {
 		}
 	}
 	return nil, "", false
+}
+
+// name is the local's name, as written.
+func (l *local) name() string {
+	n, _, _ := strings.Cut(l.decl, "#")
+	return n
 }
 
 // typeOfHeld reports whether l was given the type of a local (local t =
@@ -4733,6 +4770,14 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.dry {
 				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(l.paramOf)})
 			}
+			// A local given a parameter on some paths (y = v).
+			if l, _ := w.lookup(id.Value); l != nil && l.paramOf == nil && l.fn == w.depth && !w.dry {
+				for _, p := range l.mayParams {
+					if !p.assigned {
+						elemPars = append(elemPars, upval{arg: i, l: p, name: id.Value, via: true, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(p.paramOf)})
+					}
+				}
+			}
 			// A local given tonumber of a parameter (local n =
 			// tonumber(x)), neither it nor the parameter tested here.
 			if l, _ := w.lookup(id.Value); l != nil && l.numParam != nil && !l.numParam.assigned && l.fn == w.depth && !l.fnAssigned && !w.guarded(l) && !w.guarded(l.numParam) && !w.dry {
@@ -5859,19 +5904,31 @@ func (w *walker) settleElemParams() {
 		// test of its truth, if v then, leaves true or a table.)
 		if bad := w.badArgs[u.l.paramOf][u.l.param-1]; bad != "" && !u.tested && a.NotString == "" && a.MayNotString == "" {
 			a.MayNotString = u.name + ", a parameter that a call of its function passes " + bad
+			if u.via {
+				a.MayNotString = u.name + ", a local given the parameter " + u.l.name() + ", which a call of its function passes " + bad
+			}
 		}
 		if u.guarded {
 			// (Or not nil only, if v ~= nil: false a call passes it is
 			// refused there.)
 			if u.nilOnly && w.falsePassed(u.l.paramOf, u.l.param-1, u.conds) && a.NotString == "" && a.MayNotString == "" && a.MayNil == "" {
 				a.NilParam = u.name
+				if u.via {
+					a.NilParamOf = u.l.name()
+				}
 			}
 			continue // neither nil nor false, nor a missing element, here
 		}
 		// A call passes it nil or false (f(nil), f()): Redis refuses
 		// either.
-		if w.nilPassed(u.l.paramOf, u.l.param-1, u.conds) && a.NotString == "" && a.MayNil == "" {
+		if w.nilPassed(u.l.paramOf, u.l.param-1, u.conds) && a.NotString == "" && a.MayNil == "" && a.NilParam == "" {
 			a.NilParam = u.name
+			if u.via {
+				a.NilParamOf = u.l.name()
+			}
+		}
+		if u.via {
+			continue // (the elements a call passes: the parameter's own checks)
 		}
 		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
 			continue
