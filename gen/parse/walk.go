@@ -414,6 +414,29 @@ func (w *walker) falsePassed(fn *ast.FunctionExpr, i int, conds []paramCond) boo
 	return false
 }
 
+// setAndFalse records an assignment of e to the local name (see
+// local.andFalse).
+func (w *walker) setAndFalse(name string, e ast.Expr) {
+	l, i := w.lookup(name)
+	if l == nil {
+		return
+	}
+	x, ok := e.(*ast.LogicalOpExpr)
+	comparison := false
+	if ok && x.Operator == "and" {
+		switch x.Lhs.(type) {
+		case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr, *ast.FalseExpr:
+			comparison = true
+		}
+	}
+	switch {
+	case comparison:
+		l.andFalse = true
+	case i == len(w.scopes)-1:
+		l.andFalse = false
+	}
+}
+
 // setMayParam records an assignment of e to the local name (see
 // local.mayParams): a parameter of the function that declares it,
 // untested, is one it may hold from then on; in the declaring block, the
@@ -530,6 +553,10 @@ type local struct {
 	// them (see settleElemParams). An assignment in the declaring block
 	// replaces them.
 	mayParams []*local
+	// andFalse is set when it was given an and whose left is a
+	// comparison (local b = a == c and 'y'): false where that is false;
+	// replaced by another value in the declaring block.
+	andFalse bool
 	// orNotString is what an and/or the local was given may give that
 	// Redis refuses as a command argument (local b = a == c or 'y': true),
 	// "" for none; cleared by another value in the declaring block.
@@ -1487,6 +1514,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				l.indexOf = 0
 			}
 			w.setMayParam(id.Value, elemAt(s.Rhs, i))
+			w.setAndFalse(id.Value, elemAt(s.Rhs, i))
 			if copies[i] {
 				w.guard([]string{id.Value})
 			}
@@ -1534,6 +1562,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.setNil(n, nils[i])
 			w.setNumArg(n, numArgs[i], elemAt(s.Exprs, i))
 			w.setOrNotString(n, elemAt(s.Exprs, i))
+			w.setAndFalse(n, elemAt(s.Exprs, i))
 			if l, _ := w.lookup(n); l != nil && l.table {
 				l.ctor = ctors[i]
 			}
@@ -1621,6 +1650,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		for _, n := range w.givenOnEveryPath(s) {
 			if l, _ := w.lookup(n); l != nil {
 				l.lits, l.litsMore = nil, false
+				l.andFalse = false // (set again below by one in the if)
 			}
 		}
 		// (A number compared with a number that is not 0 on the side
@@ -4924,7 +4954,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					arg.NotString = x.Value + ", which holds nil there"
 				case isNil(l.reply):
 					arg.NotString = x.Value + ", which holds false there"
-				case (l.reply.Kind == ReturnOneOf && slices.ContainsFunc(l.reply.Alts, isNil) || l.reply.Kind == ReturnUnknown && l.reply.MayNil) && !l.fnAssigned:
+				case (l.reply.Kind == ReturnOneOf && slices.ContainsFunc(l.reply.Alts, isNil) || l.reply.Kind == ReturnUnknown && l.reply.MayNil || l.andFalse) && !l.fnAssigned:
 					// (Not one a function assigns: a call of it above may
 					// have given it its value.)
 					arg.MayNil = x.Value
