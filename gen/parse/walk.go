@@ -303,6 +303,9 @@ type paramCond struct {
 	eq    bool
 	kind  byte
 	text  string
+	// scope is, for a test an early exit makes (if mode ~= 'set' then
+	// return end), the ID of the block it holds in, after the if.
+	scope int
 }
 
 // meets reports whether a call that passes args may run where the tests
@@ -458,12 +461,23 @@ func (w *walker) setMayParam(name string, e ast.Expr) {
 	}
 }
 
+// exitConds records the tests of parameters e makes where it holds (or,
+// holds unset, where it does not) for the rest of the block being walked:
+// an if that leaves the function (if mode ~= 'set' then return end) on the
+// other side.
+func (w *walker) exitConds(e ast.Expr, holds bool) {
+	for _, c := range w.paramConds(e, holds) {
+		c.scope = w.scopeIDs[len(w.scopeIDs)-1]
+		w.pconds = append(w.pconds, c)
+	}
+}
+
 // condsOf are the tests in pconds of the parameters of fn, made in the
 // function being walked.
 func (w *walker) condsOf(fn *ast.FunctionExpr) []paramCond {
 	var out []paramCond
 	for _, c := range w.pconds {
-		if c.fn == fn && len(w.fns) > 0 && w.fns[len(w.fns)-1] == fn {
+		if c.fn == fn && len(w.fns) > 0 && w.fns[len(w.fns)-1] == fn && (c.scope == 0 || slices.Contains(w.scopeIDs, c.scope)) {
 			out = append(out, c)
 		}
 	}
@@ -1688,11 +1702,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		case exits(s.Then):
 			w.guard(isNil)
 			w.markNilOnly(w.nilOnlyNames(s.Condition, false), w.fullGuards(s.Condition, true))
+			w.exitConds(s.Condition, false)
 			w.guardNonzero(nonzeroElse)
 			w.guardWhole(wholeElse)
 		case exits(s.Else):
 			w.guard(notNil)
 			w.markNilOnly(w.nilOnlyNames(s.Condition, true), w.fullGuards(s.Condition, false))
+			w.exitConds(s.Condition, true)
 			w.guardNonzero(nonzero)
 			w.guardWhole(whole)
 		default:
