@@ -3297,6 +3297,10 @@ func (w *walker) expr(e ast.Expr) {
 						break // (never made, or a call that may run another function)
 					}
 					rp := replyPass{at: pos}
+					if ps := w.passes[fn]; len(ps) > 0 {
+						args := ps[len(ps)-1] // (recorded above for this call)
+						rp.args = &args
+					}
 					if c, ok := a.(*ast.FuncCallExpr); ok {
 						if name, direct := redisFunc(c); direct && (name == "call" || name == "pcall") {
 							rp.call = c
@@ -5724,6 +5728,9 @@ type replyPass struct {
 	ns   nilSource
 	// at is where the call of the function is written (its name).
 	at Pos
+	// args is what that call passes each parameter (see argPass): nil
+	// when not known (a reply passed on by another function).
+	args *[]argPass
 }
 
 // replyFwd is a parameter (fi, from 0) of from that a call of to,
@@ -5781,7 +5788,7 @@ func (w *walker) settleReplyFwds() {
 		work = work[1:]
 		for _, fw := range on[it.p] {
 			rp, to := it.rp, param{fw.to, fw.ti}
-			rp.at = fw.at
+			rp.at, rp.args = fw.at, nil // (another function's parameters)
 			if h := holds(to); !h[rp] {
 				h[rp] = true
 				if w.replyArgs[fw.to] == nil {
@@ -5822,6 +5829,9 @@ type paramOp struct {
 	at   int
 	l    *local
 	name string
+	// conds are the tests of the function's other parameters that hold
+	// where the operation is (see walker.pconds).
+	conds []paramCond
 	// tonumber is set when the operand is tonumber of the parameter, in
 	// place or held by a local (named local then): nil for the false of
 	// a nil reply.
@@ -5894,8 +5904,8 @@ func (w *walker) settleParamOps() {
 		drop[p.at] = true
 		for _, rp := range w.replyArgs[p.l.paramOf][p.l.param-1] {
 			op, ok := w.passedReply(rp, p.name)
-			if !ok {
-				continue
+			if !ok || rp.args != nil && !meets(*rp.args, p.conds) {
+				continue // (or a call that never reaches the operation)
 			}
 			o := w.f.Operations[p.at]
 			o.Operand, o.Tested = op, rp.ns.tested
@@ -6923,7 +6933,7 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 		if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.paramTested && !paramTyped(p) {
 			at = len(w.f.Operations)
 			w.f.Operations = append(w.f.Operations, o)
-			w.paramOps = append(w.paramOps, paramOp{at: at, l: p, name: id.Value})
+			w.paramOps = append(w.paramOps, paramOp{at: at, l: p, name: id.Value, conds: w.condsOf(p.paramOf)})
 			p.paramTested = true // each use reported once, as for a local
 		} else if n, _ := w.lookup(id.Value); n != nil && n.numParam != nil && !n.numParam.assigned && n.fn == w.depth && !n.fnAssigned && !w.guarded(n) && !w.guarded(n.numParam) && !paramTyped(n.numParam) {
 			// A local given tonumber of a parameter (local n =
