@@ -67,22 +67,28 @@ if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], '0')
-if tonumber(value) > 0 then
-  -- Recorded as an integer, which the give-back adds back with INCRBY: an
-  -- integer as it was; a float (Redisson's addPermits writes a sum of
-  -- 10^17 or more as one, "1.152921504606847e+18") as the integer it stands for,
-  -- 2^63 and beyond as 2^63 - 1.
-  local taken = value
-  if not string.match(value, '^%d+$') then
+-- Recorded as an integer, which the give-back adds back with INCRBY and a
+-- repeat answers: an integer as it was; a float (Redisson's addPermits
+-- writes a sum of 10^17 or more either way as one, "1.152921504606847e+18")
+-- as the integer it stands for, 2^63 and beyond as 2^63 - 1, -2^63 and
+-- below as -2^63. Read back from the float itself, a repeat answered its
+-- leading digits ("-1e+17": -1).
+local taken = value
+if not string.match(value, '^-?%d+$') then
+  local n = tonumber(value)
+  if n >= 9223372036854775807 then
     taken = '9223372036854775807'
-    if tonumber(value) < 9223372036854775807 then
-      taken = string.format('%d', tonumber(value))
-    end
+  elseif n > -9223372036854775808 then
+    taken = string.format('%d', n)
+  else
+    taken = '-9223372036854775808'
   end
+end
+if tonumber(taken) > 0 then
   redis.call('set', KEYS[2], taken .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[1])
 else
-  redis.call('set', KEYS[2], value, 'px', ARGV[1])
+  redis.call('set', KEYS[2], taken, 'px', ARGV[1])
 end
 -- Answered as SemaphoreAvailable reads it: a count past 2^53 - 1 (another
 -- client's) is not a Lua integer, and near 2^63 its reply would wrap to -2^63.
-return math.min(tonumber(value), 9007199254740991)
+return math.min(tonumber(taken), 9007199254740991)
