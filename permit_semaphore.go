@@ -497,7 +497,8 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 // publishes nothing), so that waiters on other clients, which sleep until
 // the lease they heard of ends, hear of the sooner one or take the free
 // permit. A call whose reply is lost with its connection is made again
-// within ctx (extending twice gives the same lease, from a moment later),
+// within ctx, also with rueidis's retries off (extending twice gives the
+// same lease, from a moment later),
 // and so is one Redis refused having run nothing (LOADING, BUSY, MISCONF,
 // ...), for at most lease.
 // Under the failover guard (WithFailoverGuard), a new lease no replica
@@ -522,6 +523,7 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	// lease asked for would have ended had the first attempt set it.
 	var res generated.PermitExtendResult
 	rt, until := newRetrier(), time.Now().Add(lease)
+	repeats := 0
 	for {
 		res, err = publishingAgain(s.c, func(publish string, rewake bool) (generated.PermitExtendResult, error) {
 			var res generated.PermitExtendResult
@@ -529,6 +531,17 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 			res, acked, err = s.extendOnce(ctx, wire, lease, publish, rewake, guard)
 			return res, err
 		})
+		// One whose connection broke under it (another call's deadline
+		// breaking it included: foreignDeadline) is made again within ctx
+		// and lease, at most guardedRepeats times in all, as a lock's
+		// Extend: rueidis makes it again only when its retries are on (a
+		// guarded one is by repeatGuarded). Extending twice sets the same
+		// lease, from a moment later.
+		if err != nil && !guard.on() && (brokenConn(err) || foreignDeadline(ctx, err)) &&
+			ctx.Err() == nil && time.Now().Before(until) && repeats < guardedRepeats-1 {
+			repeats++
+			continue
+		}
 		if err == nil || !rt.again(ctx, err, until) {
 			err = rt.failed(ctx, err)
 			break
