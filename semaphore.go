@@ -204,7 +204,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 						// Redis was out of reach for longer than the
 						// record lives: nothing tells any more whether
 						// the attempt took permits, as for undoLater.
-						s.undoFailed(n)
+						s.undoFailed(n, false)
 					}
 					return false, tryAgain{}, settledError{err}
 				}
@@ -400,8 +400,12 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 				given.Store(g)
 			}
 			return err
-		}) || (given.Load() == 0 && time.Since(sent) >= c.recordTTL) {
-			s.undoFailed(n)
+		}) {
+			// Stopped by Close before its record's life ended: Close's
+			// last attempt got no answer.
+			s.undoFailed(n, c.ctx.Err() != nil && time.Since(sent) < c.recordTTL)
+		} else if given.Load() == 0 && time.Since(sent) >= c.recordTTL {
+			s.undoFailed(n, false)
 		}
 	})
 	if !started {
@@ -420,22 +424,28 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 			return err
 		})
 		if err != nil || (given == 0 && time.Since(sent) >= c.recordTTL) {
-			s.undoFailed(n)
+			s.undoFailed(n, err != nil && time.Since(sent) < c.recordTTL)
 		}
 	}
 }
 
 // undoFailed logs that the n permits an attempt to be undone (of unknown
 // outcome, or unacknowledged under the failover guard) may have
-// taken could not be given back while its record lived.
-func (s *Semaphore) undoFailed(n int64) {
+// taken could not be given back: while its record lived, or, closed, before
+// the Client's Close (which gives an undo a second) though its record lived
+// on, so that the log does not tell of an outage that may not have been.
+func (s *Semaphore) undoFailed(n int64, closed bool) {
+	why := "could not be undone while its record lived (Redis unreachable)"
+	if closed {
+		why = "got no answer to its undo before the Client closed (Close gives an undo a second)"
+	}
 	if n <= 0 {
 		// A drain of unknown outcome: how many it took is unknown.
-		s.c.log.Warn("semaphore permits may be lost: a DrainPermits whose outcome is unknown could not be undone while its record lived (Redis unreachable); if it took permits, give them back with AddPermits",
+		s.c.log.Warn("semaphore permits may be lost: a DrainPermits whose outcome is unknown "+why+"; if it took permits, give them back with AddPermits",
 			"semaphore", s.name, "key", s.key)
 		return
 	}
-	s.c.log.Warn("semaphore permits may be lost: an acquisition to be undone (its reply lost, or no replica acknowledged it) could not be undone while its record lived (Redis unreachable); if it took them, give them back with AddPermits",
+	s.c.log.Warn("semaphore permits may be lost: an acquisition to be undone (its reply lost, or no replica acknowledged it) "+why+"; if it took them, give them back with AddPermits",
 		"semaphore", s.name, "key", s.key, "permits", n)
 }
 
