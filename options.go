@@ -278,7 +278,9 @@ func WithLogger(l *slog.Logger) Option {
 // detached from its caller's context so a cancelled request still releases
 // its lock. Default 5 s; a RedLock's release on each node is bounded by its
 // node timeout (WithNodeTimeout) unless WithReleaseTimeout is given to
-// NewRedLock itself. For every kind but CountDownLatch.
+// NewRedLock itself. Given to New, it also bounds every CountDownLatch's
+// CountDown, which runs detached the same way; a latch handle does not take
+// it. For every kind but CountDownLatch.
 func WithReleaseTimeout(d time.Duration) SharedOption {
 	return sharedOption{"WithReleaseTimeout", kindsLock | kindSemaphore | kindPermitSemaphore, func(c *config) {
 		if d <= 0 {
