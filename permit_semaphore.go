@@ -147,10 +147,12 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 // SetPermits makes n the semaphore's total number of permits, free and
 // held, with the effects of Redisson's RPermitExpirableSemaphore.setPermits
 // on the same keys: when no count is set it sets n; otherwise the total is
-// the free count plus every permit in {name}:timeout (those whose lease has
-// ended but that no call has returned to the pool yet included), and the free
-// count moves by the difference, so it goes negative when more than n permits
-// are held (acquirers then wait until enough are released). A change
+// the free count plus every permit in {name}:timeout whose lease end is 0 or
+// later (those whose lease has ended but that no call has returned to the
+// pool yet included; one whose lease end wrapped below 0, which State counts
+// as held, is not counted, as Redisson's setPermits does not count it), and
+// the free count moves by the difference, so it goes negative when more
+// than n permits are held (acquirers then wait until enough are released). A change
 // publishes n on redisson_sc:{name}, waking the waiters; an unchanged total
 // publishes nothing. The counter's TTL, if any, is kept. A negative n, or one
 // above 2^53 - 1, is ErrInvalidArgument and nothing is written. A call whose
