@@ -533,7 +533,7 @@ const (
 	RequestReplayed            RequestOutcome = "replayed"             // a completed duplicate got the stored response
 	RequestIdempotencyConflict RequestOutcome = "idempotency_conflict" // a duplicate in flight, a reused key, an unstorable response, a stored gzip response too large to decode for it
 	RequestOverBudget          RequestOutcome = "over_budget"          // the caller's scope keeps as many stored responses as it may
-	RequestBodyRefused         RequestOutcome = "body_refused"         // the body was over the limit or unreadable (HTTP 413, 400); refused before it ran
+	RequestBodyRefused         RequestOutcome = "body_refused"         // the body was over the limit, unreadable, or read by a middleware in front (HTTP 413, 400, 500); refused before it ran
 )
 
 // RequestOutcomeFunc receives the outcome of each request. It runs on the
