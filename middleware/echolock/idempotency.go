@@ -104,7 +104,8 @@ type IdempotencyConfig struct {
 	// key or lacks a required one (executed, replayed, idempotency_conflict,
 	// over_budget, key_invalid, body_refused for the 413, 400 and 500 answers
 	// to a body over MaxBodyBytes, unreadable, or read by a middleware in
-	// front, redis_down).
+	// front, redis_down, and canceled for a request whose context ended
+	// before its key was reserved).
 	OnOutcome scriptlock.RequestOutcomeFunc
 }
 

@@ -126,7 +126,8 @@ func WithMaxStoredResponse(n int) IdempotencyOption {
 
 // WithIdempotencyOutcome reports the outcome of every call that carries a
 // key or lacks a required one (executed, replayed, idempotency_conflict,
-// over_budget, key_invalid, redis_down) to f.
+// over_budget, key_invalid, redis_down, and canceled for a call whose
+// context ended before its key was reserved) to f.
 func WithIdempotencyOutcome(f scriptlock.RequestOutcomeFunc) IdempotencyOption {
 	return func(o *idemOptions) { o.outcome = f }
 }
