@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,12 +58,27 @@ func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
 	ctx := WithOwner(testCtx(t, 30*time.Second), "job-2")
 	const lease = 20 * time.Second
 	r := mustRedLock(t, "extend-named", cs, WithLease(lease), WithNodeTimeout(300*time.Millisecond))
-	lctx, err := r.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
+	// The test needs the hold on every node: under load a node's grant can
+	// come after the 300 ms node timeout, and the RedLock holds on fewer.
+	var lctx context.Context
+	var h *redHeld
+	for attempt := 0; ; attempt++ {
+		var err error
+		if lctx, err = r.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h = lctx.Value(r.id).(*redHeld)
+		if !slices.Contains(h.ctxs, nil) {
+			break
+		}
+		if attempt == 20 {
+			t.Fatalf("no Lock of 21 held on all 5 nodes (node timeout 300ms)")
+		}
+		if err := r.Unlock(lctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	defer r.Unlock(lctx)
-	h := lctx.Value(r.id).(*redHeld)
 	for i := range 2 {
 		if err := r.nodes[i].Unlock(h.ctxs[i]); err != nil {
 			t.Fatalf("node %d: %v", i, err)
@@ -83,7 +99,7 @@ func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	err = r.Extend(ctx, lctx, time.Minute)
+	err := r.Extend(ctx, lctx, time.Minute)
 	if !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotHeld) {
 		t.Fatalf("Extend of a RedLock of which only node 4 answered: %v, want ErrQuorum and ErrNotHeld", err)
 	}
