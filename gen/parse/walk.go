@@ -287,6 +287,9 @@ type upval struct {
 // unknown (kind 0).
 type argPass struct {
 	nilv bool
+	// open is set for a value of unpack or of a call (f(unpack(t))):
+	// any, nil too.
+	open bool
 	// falsev is set for false or a comparison written in place (see
 	// walker.falseArgs).
 	falsev bool
@@ -409,8 +412,11 @@ func (w *walker) falsePassed(fn *ast.FunctionExpr, i int, conds []paramCond) boo
 	if !w.falseArgs[fn][i] {
 		return false
 	}
+	if w.escaped[fn] {
+		return true // (a call out of sight, g('set', false), may pass the tests)
+	}
 	for _, args := range w.passes[fn] {
-		if i < len(args) && args[i].falsev && meets(args, conds) {
+		if i < len(args) && (args[i].falsev || args[i].open) && meets(args, conds) {
 			return true
 		}
 	}
@@ -490,8 +496,11 @@ func (w *walker) nilPassed(fn *ast.FunctionExpr, i int, conds []paramCond) bool 
 	if !w.nilArgs[fn][i] {
 		return false
 	}
+	if w.escaped[fn] {
+		return true // (a call out of sight, g('set'), may pass the tests)
+	}
 	for _, args := range w.passes[fn] {
-		if i < len(args) && args[i].nilv && meets(args, conds) {
+		if i < len(args) && (args[i].nilv || args[i].open) && meets(args, conds) {
 			return true
 		}
 	}
@@ -3249,8 +3258,10 @@ func (w *walker) expr(e ast.Expr) {
 					for i := range n {
 						args[i].nilv = w.passed(e.Args, i).Source == SourceNil
 						args[i].falsev = i < len(e.Args) && (isFalseExpr(e.Args[i]) || notStringExpr(e.Args, i) == "a comparison, true or false")
-						if i < len(e.Args) && (i < len(e.Args)-1 || !expands(e.Args[i])) {
+						if i < len(e.Args)-1 || i < len(e.Args) && !expands(e.Args[i]) {
 							args[i].kind, args[i].text = literalPass(e.Args[i])
+						} else if len(e.Args) > 0 && expands(e.Args[len(e.Args)-1]) {
+							args[i].open = true
 						}
 					}
 					if w.passes == nil {
@@ -5904,8 +5915,8 @@ func (w *walker) settleParamOps() {
 		drop[p.at] = true
 		for _, rp := range w.replyArgs[p.l.paramOf][p.l.param-1] {
 			op, ok := w.passedReply(rp, p.name)
-			if !ok || rp.args != nil && !meets(*rp.args, p.conds) {
-				continue // (or a call that never reaches the operation)
+			if !ok || rp.args != nil && !w.escaped[p.l.paramOf] && !meets(*rp.args, p.conds) {
+				continue // (or a call that never reaches the operation; one out of sight may)
 			}
 			o := w.f.Operations[p.at]
 			o.Operand, o.Tested = op, rp.ns.tested
