@@ -281,6 +281,13 @@ type upval struct {
 	conds []paramCond
 }
 
+// mayParam is a parameter a local was given (see local.mayParams), and
+// the IDs of the blocks open where it was.
+type mayParam struct {
+	p    *local
+	path []int
+}
+
 // argPass is what a call of a local function passes a parameter, as far
 // as a test of it can tell: nil (nil, false or nothing), or a literal
 // (kind 's' a string, 'n' a number, 't' true; text its value), or
@@ -455,15 +462,22 @@ func (w *walker) setMayParam(name string, e ast.Expr) {
 	if l == nil {
 		return
 	}
-	if i == len(w.scopes)-1 {
+	cur := w.scopeIDs[len(w.scopeIDs)-1]
+	switch {
+	case i == len(w.scopes)-1:
 		l.mayParams = nil
+	case len(w.loops) == l.loops:
+		// A parameter given in this block, or in one nested in it, is
+		// replaced: no break between leaves the block with it, but one
+		// that leaves the local's scope too.
+		l.mayParams = slices.DeleteFunc(slices.Clone(l.mayParams), func(m mayParam) bool { return slices.Contains(m.path, cur) })
 	}
 	id, ok := e.(*ast.IdentExpr)
 	if !ok || l.paramOf != nil || l.fn != w.depth {
 		return
 	}
-	if p, _ := w.lookup(id.Value); p != nil && p != l && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.tested && !p.typed && !slices.Contains(l.mayParams, p) {
-		l.mayParams = append(slices.Clip(l.mayParams), p)
+	if p, _ := w.lookup(id.Value); p != nil && p != l && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.tested && !p.typed && !slices.ContainsFunc(l.mayParams, func(m mayParam) bool { return m.p == p && slices.Equal(m.path, w.scopeIDs) }) {
+		l.mayParams = append(slices.Clip(l.mayParams), mayParam{p: p, path: slices.Clone(w.scopeIDs)})
 	}
 }
 
@@ -574,8 +588,11 @@ type local struct {
 	// untested there, that it was assigned (y = v, in a nested block, a
 	// loop, or after its declaration): it may hold what a call passes
 	// them (see settleElemParams). An assignment in the declaring block
-	// replaces them.
-	mayParams []*local
+	// replaces them, one in a nested block those given in it (unless a
+	// loop opened since the declaration may be left by a break between).
+	mayParams []mayParam
+	// loops is how many loops were open where it was declared.
+	loops int
 	// andFalse is set when it was given an and whose left is a
 	// comparison (local b = a == c and 'y'): false where that is false;
 	// replaced by another value in the declaring block.
@@ -827,7 +844,7 @@ func (w *walker) declare(name string, v Value) {
 		w.declSeq = map[string]int{}
 	}
 	w.declSeq[name]++
-	l := &local{val: v, all: v, lits: literalOf(v), fn: w.depth, decl: name + "#" + strconv.Itoa(w.declSeq[name])}
+	l := &local{val: v, all: v, lits: literalOf(v), fn: w.depth, decl: name + "#" + strconv.Itoa(w.declSeq[name]), loops: len(w.loops)}
 	w.scopes[len(w.scopes)-1][name] = l
 	if !w.dry {
 		w.declared = append(w.declared, l)
@@ -4833,8 +4850,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			}
 			// A local given a parameter on some paths (y = v).
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf == nil && l.fn == w.depth && !w.dry {
-				for _, p := range l.mayParams {
-					if !p.assigned {
+				for j, m := range l.mayParams {
+					if p := m.p; !p.assigned && !slices.ContainsFunc(l.mayParams[:j], func(o mayParam) bool { return o.p == p }) {
 						elemPars = append(elemPars, upval{arg: i, l: p, name: id.Value, via: true, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(p.paramOf)})
 					}
 				}
