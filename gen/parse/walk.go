@@ -2743,7 +2743,8 @@ func (w *walker) mayHoldOther(e, lit ast.Expr) bool {
 			return r.Kind == ReturnNil && r.LuaNil
 		})
 	}
-	return slices.ContainsFunc(alts, func(r Return) bool {
+	// (Or an and whose left is a comparison: false where that is.)
+	return l.andFalse || slices.ContainsFunc(alts, func(r Return) bool {
 		return r.Kind == ReturnNil && !r.LuaNil || r.Boolean
 	})
 }
