@@ -37,3 +37,29 @@ func TestParamGivenReplacedAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestParamGivenThenAssignedAgreesWithServer: a local given a parameter on
+// some paths (if c then y = v end) holds what a call passed the parameter
+// also once the parameter is assigned another value (v = 'x'): a call
+// passing nil is warned of, and the server refuses the call.
+func TestParamGivenThenAssignedAgreesWithServer(t *testing.T) {
+	t.Parallel()
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	const (
+		refused = "Lua redis lib command arguments must be strings or integers"
+		warn    = `warning: argument 2 of redis.call is y, a local given the parameter v, which a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call ("Lua redis lib command arguments must be strings or integers"); pass a value, or test it first (if y then ... end)`
+	)
+	for _, tc := range []struct {
+		name, body, want, server string // server: part of Redis's error, "" for none
+	}{
+		{"assigned after", "local y = 'a'\nif ARGV[1] == 'a' then y = v end\nv = 'x'\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:8:28: " + warn, refused},
+		{"assigned in the if", "local y = 'a'\nif ARGV[1] == 'a' then y = v; v = 'x' end\nredis.call('SET', KEYS[1], y)\nend\nf()", "scripts/x.lua:7:28: " + warn, refused},
+		{"the local given a value after", "local y = 'a'\nif ARGV[1] == 'a' then y = v end\nv = 'x'\ny = v\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @arg a string\n-- @return none\nlocal function f(v)\n" + tc.body + "\n"
+			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k"}, "a")
+		})
+	}
+}

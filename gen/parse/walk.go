@@ -4849,10 +4849,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.dry {
 				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(l.paramOf)})
 			}
-			// A local given a parameter on some paths (y = v).
+			// A local given a parameter on some paths (y = v), also
+			// one assigned since (v = 'x'): it holds what a call passed.
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf == nil && l.fn == w.depth && !w.dry {
 				for j, m := range l.mayParams {
-					if p := m.p; !p.assigned && !slices.ContainsFunc(l.mayParams[:j], func(o mayParam) bool { return o.p == p }) {
+					if p := m.p; !slices.ContainsFunc(l.mayParams[:j], func(o mayParam) bool { return o.p == p }) {
 						elemPars = append(elemPars, upval{arg: i, l: p, name: id.Value, via: true, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(p.paramOf)})
 					}
 				}
