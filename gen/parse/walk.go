@@ -2957,8 +2957,7 @@ func (w *walker) givenAtBreaks(list []ast.Stmt) (given, assigned []string) {
 // shown by a test rather than given. A break reached by a test only sets
 // *tested. A local of that name declared in a block hides it: not read.
 func (w *walker) givenAtInnerBreaks(st ast.Stmt, name string, gives, byTest bool, tested *bool) bool {
-	var block func(list []ast.Stmt, gives, byTest bool) bool
-	block = func(list []ast.Stmt, gives, byTest bool) bool {
+	block := func(list []ast.Stmt, gives, byTest bool) bool {
 		for _, st := range list {
 			if _, ok := st.(*ast.BreakStmt); ok {
 				if !gives {
