@@ -170,7 +170,8 @@
 //     held the lock or the permits; the error is a [*NotAcquiredError],
 //     for a lock with the holder's remaining lease, and, for a lock or a
 //     semaphore alike, with Unanswered when the server stopped answering
-//     the wait's last attempt (also a latch's AwaitTimeout, with false).
+//     the wait's last attempt or did not confirm its subscription to
+//     releases (also a latch's AwaitTimeout, with false).
 //   - [ErrNotHeld]: Unlock or Extend by a non-owner or after the lock
 //     expired; nothing changes. [ErrUnknownPermit] and [ErrPermitExpired] (PermitSemaphore) are
 //     ErrNotHeld too.
@@ -199,9 +200,9 @@
 // A wait ended by its context returns an error that errors.Is the context's
 // error. Redis and network failures are wrapped with the operation and the
 // lock name, and never reported as contention: a TryLock or TryAcquire wait
-// that ends while the server does not answer its last attempt is
-// ErrNotAcquired, but its *NotAcquiredError has Unanswered set, and the lock
-// may be free.
+// that ends while the server does not answer its last attempt, or its
+// subscription to releases, is ErrNotAcquired, but its *NotAcquiredError
+// has Unanswered set, and the lock may be free.
 //
 // # Fencing tokens
 //

@@ -1343,6 +1343,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		return false, tryAgain{}, errOrphan
 	})
 	switch {
+	case errors.Is(err, errSubscribeUnanswered):
+		// Seen held, then the server did not confirm the subscription
+		// to its release by the wait's end: no answer, not a holder,
+		// ended the wait.
+		return nil, &NotAcquiredError{Name: s.name, Unanswered: true}
 	case err != nil && (cutByOuterWait(ctx, err) || ranOutUnanswered(ctx, err, waitUntil)):
 		// A MultiLock's wait ended (cutAt), or a RedLock's node timeout,
 		// while this member's or node's call waited for the server: it ran

@@ -24,7 +24,8 @@ var (
 	// ErrNotAcquired: a TryLock or TryAcquire wait ran out while others held
 	// the lock or the permits. For locks the returned error is a
 	// *NotAcquiredError carrying the holder's remaining lease (or Unanswered:
-	// the server did not answer the wait's last attempt).
+	// the server did not answer the wait's last attempt, or its
+	// subscription to the lock's releases).
 	ErrNotAcquired = errors.New("not acquired")
 	// ErrLockLost: the lock was lost while held (lease expired, key deleted,
 	// renewal failed). It is the cause of the lock context's cancellation.
@@ -73,7 +74,8 @@ const MaxNameLen = 1024
 
 // NotAcquiredError is returned when a wait for a lock ends without acquiring it
 // because another owner kept holding it, or because the server did not answer
-// its last attempt before the wait ended (Unanswered). A Semaphore's or
+// its last attempt, or its subscription to releases, before the wait ended
+// (Unanswered). A Semaphore's or
 // PermitSemaphore's TryAcquire returns it too, when no permits became free
 // in time or the server did not answer (Name is then the semaphore's), and
 // a CountDownLatch's AwaitTimeout whose last read of the count the server
@@ -86,10 +88,12 @@ type NotAcquiredError struct {
 	Remaining time.Duration
 	// Unanswered: the wait's end cut off an attempt still waiting for the
 	// server's answer (a server that stopped answering, a stalled link), or
-	// came before any attempt while an earlier wait of an owner shared
-	// through the context was still leaving the line, waiting for its
-	// answer. The lock (or permits) may be free: the server, not another
-	// owner, kept it.
+	// the wait's subscription to releases (SUBSCRIBE, SSUBSCRIBE), made
+	// after an attempt found the lock held, while the server had not
+	// confirmed it, or came before any attempt while an earlier wait of an
+	// owner shared through the context was still leaving the line, waiting
+	// for its answer. The lock (or permits) may be free: the server, not
+	// another owner, kept it.
 	Unanswered bool
 	// msg, when set, is the error's text for a semaphore's TryAcquire
 	// (without the Unanswered part).

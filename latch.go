@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -133,8 +134,9 @@ func (l *CountDownLatch) Await(ctx context.Context) error {
 
 // AwaitTimeout waits at most d for the count to reach zero and reports
 // whether it did. A wait that ends while the server does not answer its last
-// read of the count is false with a *NotAcquiredError with Unanswered (an
-// outage, not a count still above zero), as a semaphore's TryAcquire.
+// read of the count, or its subscription to the latch's messages, is false
+// with a *NotAcquiredError with Unanswered (an outage, not a count still
+// above zero), as a semaphore's TryAcquire.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, d time.Duration) (bool, error) {
 	if d < 0 {
 		return false, l.fail("await", invalidf("negative wait %s", d))
@@ -177,6 +179,10 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 		unanswered = err != nil
 		return err == nil && n <= 0, notifyFallback, err
 	})
+	if errors.Is(err, errSubscribeUnanswered) {
+		// Ran out with the subscription unconfirmed: unanswered too.
+		err, unanswered = nil, true
+	}
 	if err != nil {
 		return false, l.fail("await", notCount(err))
 	}

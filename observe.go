@@ -127,7 +127,7 @@ const (
 	Contended                       // TryLock's (TryAcquire's) wait ran out while others held the lock (the permits)
 	TimedOut                        // the caller's context deadline passed
 	Cancelled                       // the caller's context was cancelled
-	Failed                          // an error: Redis unreachable (also a TryLock or TryAcquire wait whose last attempt it did not answer, or a RedLock node's or MultiLock member's call its node timeout or their wait cut off: NotAcquiredError.Unanswered), not replicated, invalid input
+	Failed                          // an error: Redis unreachable (also a TryLock or TryAcquire wait whose last attempt or subscription it did not answer, or a RedLock node's or MultiLock member's call its node timeout or their wait cut off: NotAcquiredError.Unanswered), not replicated, invalid input
 )
 
 func (o AcquireOutcome) String() string {

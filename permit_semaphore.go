@@ -193,8 +193,8 @@ func (s *PermitSemaphore) Acquire(ctx context.Context, lease time.Duration) (str
 // TryAcquire is Acquire that gives up after wait (0: a single attempt). When
 // no permit became free in time the error errors.Is ErrNotAcquired, as
 // TryLock's does: a *NotAcquiredError, with Unanswered when the server did
-// not answer the wait's last attempt (an outage, not permits held by
-// others). Mind the order: Acquire's lease first, then wait, as
+// not answer the wait's last attempt, or its subscription to releases (an
+// outage, not permits held by others). Mind the order: Acquire's lease first, then wait, as
 // Semaphore.TryAcquire(ctx, n, wait) puts its count first; Redisson's
 // tryAcquire(waitTime, leaseTime, unit) and Mutex.TryLockWithLease take the
 // wait first.
@@ -314,6 +314,10 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		// Refused: no permit was free, so the wake, if any, is not passed on.
 		return false, tryAgain{sleep: next, leaseEnd: end}, nil
 	})
+	if errors.Is(err, errSubscribeUnanswered) {
+		// Ran out with the subscription unconfirmed: unanswered too.
+		err, unanswered = nil, true
+	}
 	if err != nil {
 		return "", false, s.fail("acquire", notCount(err))
 	}

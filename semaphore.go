@@ -135,8 +135,8 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits if they become available within wait (0: a
 // single attempt). When the wait runs out first, nothing is taken and the
 // error errors.Is ErrNotAcquired, as TryLock's does: a *NotAcquiredError,
-// with Unanswered when the server did not answer the wait's last attempt
-// (an outage, not permits held by others).
+// with Unanswered when the server did not answer the wait's last attempt,
+// or its subscription to releases (an outage, not permits held by others).
 func (s *Semaphore) TryAcquire(ctx context.Context, n int64, wait time.Duration) error {
 	if wait < 0 {
 		return s.fail(fmt.Sprintf("acquire %d", n), invalidf("negative wait %s", wait))
@@ -232,6 +232,10 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		// wanting fewer may take.
 		return err == nil && res.Ok == 1, tryAgain{sleep: notifyFallback, passOn: err == nil && res.Ok != 1 && res.Permits > 0}, err
 	})
+	if errors.Is(err, errSubscribeUnanswered) {
+		// Ran out with the subscription unconfirmed: unanswered too.
+		err, unanswered = nil, true
+	}
 	if err != nil {
 		return false, s.fail(fmt.Sprintf("acquire %d", n), notCount(err))
 	}

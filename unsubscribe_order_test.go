@@ -33,8 +33,9 @@ func TestUnsubscribeAfterLateSubscribe(t *testing.T) {
 			<-subscribe
 		}
 	}
-	if ok, err := l.AwaitTimeout(testCtx(t, 5*time.Second), 200*time.Millisecond); ok || err != nil {
-		t.Fatalf("AwaitTimeout: %v, %v; want false, nil", ok, err)
+	// Its subscription never confirmed, the wait ran out unanswered.
+	if ok, err := l.AwaitTimeout(testCtx(t, 5*time.Second), 200*time.Millisecond); ok || !unansweredErr(err) {
+		t.Fatalf("AwaitTimeout: %v, %v; want false, a NotAcquiredError with Unanswered", ok, err)
 	}
 	time.Sleep(100 * time.Millisecond) // the leaving waiter's unsubscribe is under way
 	close(subscribe)

@@ -15,6 +15,12 @@ import (
 // was being re-established.
 const notifyFallback = 2 * time.Second
 
+// errSubscribeUnanswered ends a wait (waitOn) that ran out while the server
+// had not confirmed its subscription: the wait's owner reports it as a wait
+// whose last attempt went unanswered (NotAcquiredError.Unanswered), never
+// as this error.
+var errSubscribeUnanswered = errors.New("the server did not confirm the wait's subscription before the wait ended")
+
 // waitOverrun is how far past the end of a wait (TryLock's wait, TryAcquire's,
 // AwaitTimeout's) an attempt may still run: every attempt of such a wait is
 // cut off then, so a server that stopped answering cannot hold the caller
@@ -30,8 +36,10 @@ const waitOverrun = 100 * time.Millisecond
 // attempt is made before subscribing, and one more right after subscribing, so
 // a message published in between is never missed (a targeted waiter whose
 // subscription is already open joins it before the first attempt instead).
-// It reports false when the wait ran out. try's calls are bounded by the
-// context it is given (see attemptContext), not by ctx alone.
+// It reports false when the wait ran out, with errSubscribeUnanswered when
+// it ran out subscribing, the server's confirmation still awaited. try's
+// calls are bounded by the context it is given (see attemptContext), not
+// by ctx alone.
 func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func(actx context.Context) (bool, time.Duration, error)) (bool, error) {
 	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(actx context.Context, _ int64, _ bool) (bool, tryAgain, error) {
 		ok, sleep, err := try(actx)
@@ -244,17 +252,24 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		}
 	}()
 	// join subscribes one waiter; on false the wait is over with
-	// (false, err).
+	// (false, err), and the waiter returned, if any, is left as w is.
 	join := func(f func(context.Context) (*waiter, error)) (*waiter, bool, error) {
 		jctx, cancel := context.WithCancel(ctx)
 		if wait > 0 {
-			jctx, cancel = context.WithDeadline(ctx, deadline)
+			// Cut off waitOverrun past the wait's end, as an attempt is:
+			// a SUBSCRIBE sent just before the end, to a server that
+			// answers, is not taken for one the server left unanswered.
+			jctx, cancel = context.WithDeadline(ctx, deadline.Add(waitOverrun))
 		}
 		stop := context.AfterFunc(c.closingCtx, cancel)
 		j, err := f(jctx)
 		stop()
 		cancel()
 		switch {
+		case err == nil && wait > 0 && !time.Now().Before(deadline):
+			// Confirmed after the wait's end: it ran out, with every call
+			// answered and the lock last seen held.
+			return j, false, nil
 		case err == nil:
 			return j, true, nil
 		case ctx.Err() != nil:
@@ -262,7 +277,10 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		case c.closingCtx.Err() != nil:
 			return nil, false, ErrClosed
 		case errors.Is(err, context.DeadlineExceeded):
-			return nil, false, nil
+			// The server did not confirm the subscription (or the end of
+			// the one before it) by the wait's end: the wait ran out on
+			// an outage, not on a holder.
+			return nil, false, errSubscribeUnanswered
 		}
 		return nil, false, fmt.Errorf("subscribe: %w", err)
 	}

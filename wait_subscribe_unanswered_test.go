@@ -1,0 +1,210 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A lock's wait that saw the lock held, then subscribed to hear of its
+// release, and whose SUBSCRIBE the server did not answer until the wait
+// ended, ran out unanswered: a *NotAcquiredError with Unanswered, not one
+// that says another owner held the lock while the server told nothing. A
+// wait whose calls were all answered still reports the holder.
+func TestTryLockSubscribeUnanswered(t *testing.T) {
+	t.Parallel()
+	for _, lc := range lockCases {
+		if strings.HasPrefix(lc.name, "LeanMutex") {
+			continue // polls: its wait subscribes to nothing
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProxied(t)
+			l := lc.make(t, p.c, "subscribe-unanswered")
+			warm(t, l)
+			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			holder := lc.make(t, direct, "subscribe-unanswered")
+			if lc.name == "RWMutexRead" {
+				holder = mustRW(t, direct, "subscribe-unanswered")
+			}
+			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = holder.Unlock(hctx) }()
+			subscribeUnanswered(t, p, "SUBSCRIBE", func(d time.Duration) error {
+				_, err := l.TryLock(context.Background(), d)
+				return err
+			})
+		})
+	}
+}
+
+// The same for a FairMutex on Redisson's queue (its waiter's own channel),
+// and for a Mutex held by a Redisson client, whose wait, subscribed to its
+// wake channel, subscribes to Redisson's channel as well for the "0" that
+// holder's release sends: the server did not confirm that second
+// subscription.
+func TestTryLockSubscribeUnansweredChannels(t *testing.T) {
+	t.Parallel()
+	t.Run("FairMutexRedissonQueue", func(t *testing.T) {
+		t.Parallel()
+		p := newProxied(t)
+		l := mustFair(t, p.c, "subscribe-unanswered", WithRedissonFairQueue(0))
+		warm(t, l)
+		direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+		holder := mustFair(t, direct, "subscribe-unanswered", WithRedissonFairQueue(0))
+		hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = holder.Unlock(hctx) }()
+		subscribeUnanswered(t, p, "SUBSCRIBE", func(d time.Duration) error {
+			_, err := l.TryLock(context.Background(), d)
+			return err
+		})
+	})
+	t.Run("MutexRedissonHolder", func(t *testing.T) {
+		t.Parallel()
+		p := newProxied(t)
+		l := mustMutex(t, p.c, "subscribe-unanswered")
+		warm(t, l)
+		// A Redisson holder: a version-4 UUID's field.
+		if err := p.node.Do(t, "HSET", l.key, "0f0e0d0c-aaaa-4bbb-cccc-0123456789ab:1", "1").Error(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.node.Do(t, "PEXPIRE", l.key, "60000").Error(); err != nil {
+			t.Fatal(err)
+		}
+		subscribeUnanswered(t, p, l.channel, func(d time.Duration) error {
+			_, err := l.TryLock(context.Background(), d)
+			return err
+		})
+	})
+}
+
+// A semaphore's, permit semaphore's and latch's wait whose SUBSCRIBE the
+// server did not answer until the wait ended says so as a lock's does.
+func TestAcquireSubscribeUnanswered(t *testing.T) {
+	t.Parallel()
+	waits := []struct {
+		what string
+		// wait sets up a wait that runs out (no permit free, the count
+		// above zero) and returns it.
+		wait func(ctx context.Context, t *testing.T, c *Client) func(time.Duration) error
+	}{
+		{"Semaphore", func(ctx context.Context, t *testing.T, c *Client) func(time.Duration) error {
+			sem := mustSem(t, c, "subscribe-unanswered")
+			if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := sem.Acquire(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			return func(d time.Duration) error { return sem.TryAcquire(context.Background(), 1, d) }
+		}},
+		{"PermitSemaphore", func(ctx context.Context, t *testing.T, c *Client) func(time.Duration) error {
+			ps := mustPermits(t, c, "subscribe-unanswered")
+			if _, err := ps.TrySetPermits(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ps.Acquire(ctx, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			return func(d time.Duration) error {
+				_, err := ps.TryAcquire(context.Background(), time.Minute, d)
+				return err
+			}
+		}},
+		{"CountDownLatch", func(ctx context.Context, t *testing.T, c *Client) func(time.Duration) error {
+			l := mustLatch(t, c, "subscribe-unanswered")
+			if _, err := l.TrySetCount(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			return func(d time.Duration) error {
+				ok, err := l.AwaitTimeout(context.Background(), d)
+				switch {
+				case ok:
+					return errors.New("the latch opened")
+				case err == nil:
+					// False with no error: the count stayed above zero, as
+					// the server answered (contention, for the checks).
+					return &NotAcquiredError{Name: l.name, msg: "AwaitTimeout: false, no error"}
+				}
+				return err
+			}
+		}},
+	}
+	for _, w := range waits {
+		t.Run(w.what, func(t *testing.T) {
+			t.Parallel()
+			p := newProxied(t)
+			subscribeUnanswered(t, p, "SUBSCRIBE", w.wait(testCtx(t, 10*time.Second), t, p.c))
+		})
+	}
+}
+
+// A MultiLock whose member's wait ran out with its SUBSCRIBE unanswered
+// says so as that member does.
+func TestMultiLockSubscribeUnanswered(t *testing.T) {
+	t.Parallel()
+	p := newProxied(t)
+	a, b := mustMutex(t, p.c, "ml-subscribe-a"), mustMutex(t, p.c, "ml-subscribe-b")
+	warm(t, a)
+	warm(t, b)
+	ml := mustMulti(t, []Locker{a, b})
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	holder := mustMutex(t, direct, "ml-subscribe-b")
+	hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Unlock(hctx) }()
+	subscribeUnanswered(t, p, "SUBSCRIBE", func(d time.Duration) error {
+		_, err := ml.TryLock(context.Background(), d)
+		return err
+	})
+}
+
+// subscribeUnanswered runs call, a wait of 1 s that runs out, with the
+// first request carrying hold (its subscription) held back until it ends,
+// and checks that it ran out unanswered; then, with the server answering,
+// that waits of 300 ms end contended.
+func subscribeUnanswered(t *testing.T, p proxied, hold string, call func(time.Duration) error) {
+	t.Helper()
+	p.px.HoldOn(hold)
+	defer p.px.Thaw()
+	err := call(time.Second)
+	held := p.px.HeldOn()
+	p.px.Thaw()
+	if !held {
+		t.Fatalf("the wait did not subscribe (%v)", err)
+	}
+	var na *NotAcquiredError
+	if !errors.Is(err, ErrNotAcquired) || !errors.As(err, &na) || !na.Unanswered {
+		t.Errorf("wait whose subscription the server did not answer: %v (%#v), want a NotAcquiredError with Unanswered", err, na)
+	}
+	// A wait's last call is cut off 100 ms past its end, which a loaded
+	// machine may miss even with the server answering: one of three waits
+	// must report contention, and none anything but one of the two.
+	for range 3 {
+		err := call(300 * time.Millisecond)
+		na = nil
+		if !errors.As(err, &na) {
+			t.Errorf("wait with the server answering: %v, want a NotAcquiredError", err)
+			return
+		}
+		if !na.Unanswered {
+			return
+		}
+	}
+	t.Errorf("wait with the server answering: Unanswered three times, want contention")
+}
+
+// unansweredErr reports whether err is a NotAcquiredError with Unanswered.
+func unansweredErr(err error) bool {
+	var na *NotAcquiredError
+	return errors.As(err, &na) && na.Unanswered
+}
