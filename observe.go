@@ -338,14 +338,15 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 		e.Outcome, e.Err = failedOutcome(err)
 	}
 	if err == nil {
-		defer giveBackOnPanic(func() {
+		giveBackOnPanic(func() { o.AcquireEnd(octx, op, e) }, func() {
 			_ = giveBack(unobserved(lctx))
 			// AcquireEnd was told of the hold before it panicked: its end,
 			// the give-back, is reported too (a held count returns to 0).
 			first.reportEnd()
 		})
+	} else {
+		o.AcquireEnd(octx, op, e)
 	}
-	o.AcquireEnd(octx, op, e)
 	first.reportEnd()
 	return lctx, err
 }
@@ -392,16 +393,12 @@ func recoverObserver(log *slog.Logger, method string) {
 	}
 }
 
-// giveBackOnPanic, deferred around an Observer's AcquireEnd after a grant,
-// gives the grant back when the Observer panics: its caller never receives
-// it, and it would otherwise stay held (a watchdog hold renewed until Close)
-// with no one to release it. The panic then goes on.
-func giveBackOnPanic(giveBack func()) {
-	if r := recover(); r != nil {
-		giveBack()
-		panic(r)
-	}
-}
+// giveBackOnPanic runs call, an Observer's AcquireEnd after a grant, and
+// gives the grant back when the Observer panics (even with nil: goOnAfter):
+// its caller never receives it, and it would otherwise stay held (a watchdog
+// hold renewed until Close) with no one to release it. The panic then goes
+// on.
+func giveBackOnPanic(call, giveBack func()) { goOnAfter(call, giveBack) }
 
 // unobserved marks ctx so that the calls made with it are not reported: the
 // engine's own give-back of a grant its caller never received.
@@ -452,9 +449,10 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 		e.Outcome = Contended
 	}
 	if err == nil && ok {
-		defer giveBackOnPanic(func() { _ = giveBack(unobserved(ctx), v) })
+		giveBackOnPanic(func() { o.AcquireEnd(octx, op, e) }, func() { _ = giveBack(unobserved(ctx), v) })
+	} else {
+		o.AcquireEnd(octx, op, e)
 	}
-	o.AcquireEnd(octx, op, e)
 	return v, ok, err
 }
 
@@ -494,9 +492,9 @@ func (c *Client) observeRelease(ctx context.Context, op Op, release func(context
 // releaseStart calls the Observer's ReleaseStart. Should it panic, the
 // release the caller asked for still runs (unreported) before the panic goes
 // on: a caller that recovers must not be left holding the lock.
-func releaseStart(o Observer, ctx context.Context, op Op, release func(context.Context) error) context.Context {
-	defer giveBackOnPanic(func() { _ = release(unobserved(ctx)) })
-	return o.ReleaseStart(ctx, op)
+func releaseStart(o Observer, ctx context.Context, op Op, release func(context.Context) error) (octx context.Context) {
+	giveBackOnPanic(func() { octx = o.ReleaseStart(ctx, op) }, func() { _ = release(unobserved(ctx)) })
+	return octx
 }
 
 // opOf names what an engine primitive's events are about.

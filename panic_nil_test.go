@@ -1,0 +1,60 @@
+package scriptlock
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// underPanicNil sets GODEBUG=panicnil=1 for t, where recover returns nil
+// for a panic(nil). Not parallel: GODEBUG is the process's.
+func underPanicNil(t *testing.T) {
+	t.Setenv("GODEBUG", "panicnil=1")
+	if panicked(func() { panic(nil) }) != nil {
+		t.Fatal("GODEBUG=panicnil=1 not in force")
+	}
+}
+
+// returns reports whether f returned, rather than panicked (even with nil).
+func returns(f func()) (returned bool) {
+	defer func() { _ = recover() }()
+	f()
+	return true
+}
+
+// nilAcquireEnd is an Observer whose AcquireEnd panics with nil once armed.
+type nilAcquireEnd struct {
+	NopObserver
+	armed atomic.Bool
+}
+
+func (o *nilAcquireEnd) AcquireEnd(context.Context, Op, AcquireEvent) {
+	if o.armed.Load() {
+		panic(nil)
+	}
+}
+
+// TestObserverAcquireEndPanicNil: under GODEBUG=panicnil=1 an Observer's
+// AcquireEnd that panics with nil after a grant has the grant given back and
+// its panic go on to the caller, as any other panic does.
+func TestObserverAcquireEndPanicNil(t *testing.T) {
+	underPanicNil(t)
+	node := redistest.Server(t)
+	obs := &nilAcquireEnd{}
+	c := newTestClient(t, node.Client(t), WithObserver(obs), WithWatchdog(2*time.Second, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "acquireend-nil")
+	obs.armed.Store(true)
+	var lctx context.Context
+	var err error
+	if returns(func() { lctx, err = m.Lock(ctx) }) {
+		t.Errorf("Lock whose AcquireEnd panicked with nil returned %v, %v; want the panic to go on", lctx, err)
+	}
+	obs.armed.Store(false)
+	if st, err := m.State(ctx); err != nil || st.Locked {
+		t.Errorf("lock after a Lock whose AcquireEnd panicked: %+v, %v; want given back", st, err)
+	}
+}

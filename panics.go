@@ -1,0 +1,34 @@
+package scriptlock
+
+// Whether a call panicked is told by whether the code after it ran, never
+// by recover's value: under GODEBUG=panicnil=1 (a program whose go.mod says
+// go 1.20 or older, or that sets it) a panic(nil) recovers as nil, and would
+// pass for a call that returned. A runtime.Goexit, which recover does not
+// stop, is no panic: it goes on ending the goroutine.
+
+// goOnAfter runs f; should f panic, then runs before the panic goes on with
+// its value. A panic of a non-nil value goes on from f's frames, still on
+// the stack (a crash shows where it was raised); a panic(nil) recovered as
+// nil from here.
+func goOnAfter(f, then func()) {
+	returned := false
+	func() {
+		defer func() {
+			if returned {
+				return
+			}
+			if v := recover(); v != nil {
+				then()
+				panic(v)
+			}
+			// A panic(nil) recover stopped (gone on below), or Goexit,
+			// which ends the goroutine as this returns.
+		}()
+		f()
+		returned = true
+	}()
+	if !returned {
+		then()
+		panic(nil)
+	}
+}
