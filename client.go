@@ -382,29 +382,34 @@ type cutCallKey struct{}
 // (ConnWriteTimeout, 10 s by default), and Close with it. The goroutine ends
 // when rueidis returns the call, within that bound; what the call may do on
 // the server is undone as for any attempt cut off.
-// A panic of call (a client wrapper's) goes on on the caller's goroutine, as
-// an uncut call's does: on call's own it crashed the process. One after the
+// A panic of call (a client wrapper's, even a panic(nil) under
+// GODEBUG=panicnil=1) goes on on the caller's goroutine, as an uncut call's
+// does: on call's own it crashed the process; a runtime.Goexit of call ends
+// the caller's goroutine. One after the
 // caller has left is logged, as in what. The one mechanism for every call
 // run on a goroutine of its own that its caller may stop waiting for (also
 // callBounded, sendBounded).
 func cuttable[T any](ctx context.Context, log *slog.Logger, what string, call func() T, fail func(error) T) T {
 	type outcome struct {
-		r      T
-		caught any // call's panic
+		r        T
+		caught   any // call's panic
+		panicked bool
+		exited   bool // call ended its goroutine (runtime.Goexit)
 	}
 	done := make(chan outcome, 1)
 	var mu sync.Mutex
 	left := false // the caller has returned without call's outcome
 	go func() {
 		var o outcome
+		var stack string
+		returned := false
 		defer func() {
-			var stack string
-			if v := recover(); v != nil {
-				o.caught, stack = v, string(debug.Stack())
-			}
+			// Neither returned nor recovered below: call ended its
+			// goroutine, and this runs as it unwinds.
+			o.exited = !returned && !o.panicked
 			mu.Lock()
 			gone := left
-			if !gone && o.caught != nil {
+			if !gone && o.panicked {
 				// Kept for the panic carried to the caller alone (whose
 				// goroutine does not name the wrapper): one logged here
 				// would have a panic carried later logged with its stack.
@@ -412,11 +417,23 @@ func cuttable[T any](ctx context.Context, log *slog.Logger, what string, call fu
 			}
 			done <- o
 			mu.Unlock()
-			if gone && o.caught != nil && log != nil {
+			if gone && o.panicked && log != nil {
 				log.Error("panic recovered", "in", what, "panic", o.caught, "stack", stack)
 			}
 		}()
-		o.r = call()
+		func() {
+			defer func() {
+				if !returned {
+					// A panic, or Goexit (goOnAfter): the value is not
+					// the test.
+					o.caught, stack = recover(), string(debug.Stack())
+				}
+			}()
+			o.r = call()
+			returned = true
+		}()
+		// Only a return or a recovered panic comes this far.
+		o.panicked = !returned
 	}()
 	var o outcome
 	select {
@@ -433,8 +450,13 @@ func cuttable[T any](ctx context.Context, log *slog.Logger, what string, call fu
 			return fail(ctx.Err())
 		}
 	}
-	if o.caught != nil {
+	if o.panicked {
 		panic(o.caught)
+	}
+	if o.exited {
+		// No outcome: its zero value would pass for one. The caller's
+		// goroutine ends as it would with call made on it.
+		runtime.Goexit()
 	}
 	return o.r
 }

@@ -58,3 +58,18 @@ func TestObserverAcquireEndPanicNil(t *testing.T) {
 		t.Errorf("lock after a Lock whose AcquireEnd panicked: %+v, %v; want given back", st, err)
 	}
 }
+
+// TestCuttablePanicNil: under GODEBUG=panicnil=1 a call run on a goroutine
+// of its own (a client wrapper's, cut off by Close or bounded) that panics
+// with nil has its panic go on on the caller's goroutine, as an uncut call's
+// does, and is not taken for a call that returned its zero value (an error
+// nil: a call that went through).
+func TestCuttablePanicNil(t *testing.T) {
+	underPanicNil(t)
+	var got error
+	if returns(func() {
+		got = cuttable(context.Background(), nil, "a call", func() error { panic(nil) }, func(err error) error { return err })
+	}) {
+		t.Errorf("cuttable of a call that panicked with nil returned %v; want the panic to go on", got)
+	}
+}
