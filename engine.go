@@ -316,17 +316,17 @@ func (c *Client) settle(ctx context.Context, p primitive, field string, lease, w
 // NOPERM), which it returns: the wait ends with it, as with a refusal of
 // its own attempt, instead of calling again until ctx or until ends and
 // reporting only the broken connection.
-// A panic of undo (a client wrapper's) goes on on the caller's goroutine
-// once later, the background undo the attempt gets when it is not settled,
+// A panic of undo (a client wrapper's, even a panic(nil): goOnAfter) goes on
+// on the caller's goroutine once later, the background undo the attempt gets when it is not settled,
 // has taken the undo over: the permits a Semaphore's attempt took, which
 // have no lease, were otherwise lost for good.
 func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until time.Time, undo func(context.Context) error, later func()) (settled bool, refused error) {
-	defer func() {
-		if v := recover(); v != nil {
-			later()
-			panic(v)
-		}
-	}()
+	goOnAfter(func() { settled, refused = c.settleUndoing(ctx, timeout, until, undo) }, later)
+	return settled, refused
+}
+
+// settleUndoing is settleWith but for a panic of undo, which goes on as it is.
+func (c *Client) settleUndoing(ctx context.Context, timeout time.Duration, until time.Time, undo func(context.Context) error) (settled bool, refused error) {
 	retry := backoff{cur: retryLaterMin, max: retryLaterMax}
 	for {
 		bound := timeout
@@ -3360,13 +3360,15 @@ func (c *Client) touchedLocked(id holdKey) {
 // goes on on the caller's goroutine once the background undo has taken it
 // over, as a settling undo's does: what it was to give back was otherwise
 // held by nobody until its lease ended.
-func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
-	defer func() {
-		if v := recover(); v != nil {
-			c.undoLater(p, field, lease, time.Now().Add(lease), 0)
-			panic(v)
-		}
-	}()
+func (c *Client) undoNow(p primitive, field string, lease time.Duration) (err error) {
+	goOnAfter(func() { err = c.undoNowOnce(p, field, lease) }, func() {
+		c.undoLater(p, field, lease, time.Now().Add(lease), 0)
+	})
+	return err
+}
+
+// undoNowOnce is undoNow but for a panic of undo, which goes on as it is.
+func (c *Client) undoNowOnce(p primitive, field string, lease time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
 	defer cancel()
 	err := c.undo(ctx, p, field, lease, 0, true)

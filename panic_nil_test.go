@@ -73,3 +73,25 @@ func TestCuttablePanicNil(t *testing.T) {
 		t.Errorf("cuttable of a call that panicked with nil returned %v; want the panic to go on", got)
 	}
 }
+
+// TestSettleUndoPanicNil: under GODEBUG=panicnil=1 an undo of an attempt of
+// unknown outcome that panics with nil (a client wrapper's) has the
+// background undo take it over before its panic goes on, as any other
+// panic does: what the attempt may have taken (a Semaphore's permits, which
+// have no lease) is given back.
+func TestSettleUndoPanicNil(t *testing.T) {
+	underPanicNil(t)
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	var later atomic.Bool
+	var settled bool
+	var err error
+	if returns(func() {
+		settled, err = c.settleWith(context.Background(), time.Second, time.Time{}, func(context.Context) error { panic(nil) }, func() { later.Store(true) })
+	}) {
+		t.Errorf("settle whose undo panicked with nil returned %v, %v; want the panic to go on", settled, err)
+	}
+	if !later.Load() {
+		t.Error("undo that panicked with nil not taken over by the background undo")
+	}
+}

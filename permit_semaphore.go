@@ -370,13 +370,9 @@ func (s *PermitSemaphore) undoNow(wire []byte, record string) error {
 // background undo has taken it over, as a Semaphore's does: the permit was
 // otherwise held by nobody until its lease ended.
 func (s *PermitSemaphore) undoUnacked(wire []byte, record string, lease time.Duration) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.undoLater(wire, record, lease)
-			panic(v)
-		}
-	}()
-	if s.undoNow(wire, record) != nil {
+	var err error
+	goOnAfter(func() { err = s.undoNow(wire, record) }, func() { s.undoLater(wire, record, lease) })
+	if err != nil {
 		s.undoLater(wire, record, lease)
 	}
 }

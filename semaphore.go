@@ -294,15 +294,11 @@ func (s *Semaphore) undo(latch string, n int64, timeout time.Duration) error {
 // taken it over, as a settling undo's does (settleWith): the permits, which
 // have no lease, were otherwise lost for good.
 func (s *Semaphore) undoUnacked(latch string, n int64, sent time.Time) (given int64, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.undoLater(latch, n, sent)
-			panic(v)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
-	defer cancel()
-	given, err = callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+	goOnAfter(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
+		defer cancel()
+		given, err = callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+	}, func() { s.undoLater(latch, n, sent) })
 	if err != nil {
 		s.undoLater(latch, n, sent)
 	}
