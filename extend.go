@@ -628,8 +628,9 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 		}
 		go func() {
 			defer func() { done <- struct{}{} }()
-			defer caught.recover() // goes on on the caller's goroutine
-			errs[i] = nested(e.Extend(ctx, mctx, lease))
+			caught.run(func() { // goes on on the caller's goroutine
+				errs[i] = nested(e.Extend(ctx, mctx, lease))
+			})
 		}()
 	}
 	for range exts {

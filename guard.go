@@ -657,8 +657,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 		wg.Add(1)
 		go func(idx []int) {
 			defer func() { <-sem; wg.Done() }()
-			defer caught.recoverIn(ctx)
-			send(idx)
+			caught.runIn(ctx, func() { send(idx) })
 		}(slots[s])
 	}
 	wg.Wait()

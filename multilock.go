@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -564,18 +563,19 @@ func (m *MultiLock) rollback(held []context.Context, bound <-chan struct{}) erro
 	// Owned by the Client of every member: it goes on through each of
 	// them, and Close of any of them returned while it still did.
 	runOwnedByAll(clientsOf(m), func() {
-		defer func() {
-			if v := recover(); v != nil {
-				mu.Lock()
-				defer mu.Unlock()
-				if left {
-					loggerOf(m.locks[0]).Error("panic recovered", "in", "giving back a failed MultiLock attempt's members", "panic", v, "stack", string(debug.Stack()))
-					return
-				}
-				done <- result{panicked: true, value: v}
-			}
-		}()
-		done <- result{err: m.release(held)}
+		var err error
+		v, stack, panicked := catch(func() { err = m.release(held) })
+		if !panicked {
+			done <- result{err: err}
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if left {
+			loggerOf(m.locks[0]).Error("panic recovered", "in", "giving back a failed MultiLock attempt's members", "panic", v, "stack", stack)
+			return
+		}
+		done <- result{panicked: true, value: v}
 	})
 	var r result
 	select {
@@ -613,15 +613,16 @@ func (m *MultiLock) release(held []context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer caught.recover()
-			var err error
-			for try := 0; try < 3; try++ {
-				if err = l.Unlock(held[i]); err == nil || errors.Is(err, ErrNotHeld) {
-					return
+			caught.run(func() {
+				var err error
+				for try := 0; try < 3; try++ {
+					if err = l.Unlock(held[i]); err == nil || errors.Is(err, ErrNotHeld) {
+						return
+					}
+					time.Sleep(time.Duration(try+1) * 20 * time.Millisecond)
 				}
-				time.Sleep(time.Duration(try+1) * 20 * time.Millisecond)
-			}
-			errs[i] = fmt.Errorf("release after a failed attempt: %w", nested(err))
+				errs[i] = fmt.Errorf("release after a failed attempt: %w", nested(err))
+			})
 		}()
 	}
 	wg.Wait()
@@ -987,10 +988,11 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		}
 		go func() {
 			defer func() { done <- struct{}{} }()
-			defer caught.recover()
-			if err := l.Unlock(lctx); err != nil {
-				errs[i] = nested(err)
-			}
+			caught.run(func() {
+				if err := l.Unlock(lctx); err != nil {
+					errs[i] = nested(err)
+				}
+			})
 		}()
 	}
 	for range ask {

@@ -95,3 +95,47 @@ func TestSettleUndoPanicNil(t *testing.T) {
 		t.Error("undo that panicked with nil not taken over by the background undo")
 	}
 }
+
+// nilReleaseStart is an Observer whose ReleaseStart panics with nil once
+// armed.
+type nilReleaseStart struct {
+	NopObserver
+	armed atomic.Bool
+}
+
+func (o *nilReleaseStart) ReleaseStart(ctx context.Context, _ Op) context.Context {
+	if o.armed.Load() {
+		panic(nil)
+	}
+	return ctx
+}
+
+// TestMultiLockUnlockPanicNil: under GODEBUG=panicnil=1 a member's Unlock
+// that panics with nil (an Observer's ReleaseStart, that release done) has
+// its panic reach MultiLock.Unlock's caller once every member's release has
+// run, as any other panic does, instead of being taken for a release that
+// went through.
+func TestMultiLockUnlockPanicNil(t *testing.T) {
+	underPanicNil(t)
+	node := redistest.Server(t)
+	obs := &nilReleaseStart{}
+	plain := newTestClient(t, node.Client(t))
+	observed := newTestClient(t, node.Client(t), WithObserver(obs))
+	ctx := testCtx(t, 20*time.Second)
+	a, b := mustMutex(t, plain, "a"), mustMutex(t, observed, "b")
+	ml := mustMulti(t, []Locker{a, b})
+	lctx, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.armed.Store(true)
+	if returns(func() { err = ml.Unlock(lctx) }) {
+		t.Errorf("MultiLock.Unlock whose member's Unlock panicked with nil returned %v; want the panic to go on", err)
+	}
+	obs.armed.Store(false)
+	for _, m := range []*Mutex{a, b} {
+		if st, err := m.State(ctx); err != nil || st.Locked {
+			t.Errorf("member %s after the Unlock: %+v, %v; want released", m.Name(), st, err)
+		}
+	}
+}

@@ -32,16 +32,18 @@ func TestCarriedPanicLoggedWithItsStack(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			defer caught.recoverIn(ctx)
-			// Group one's goroutine is slow to go on with its panic.
-			defer func() { close(oneKept); <-oneOn }()
-			cuttable(ctx, nil, "group one", func() int { groupOnePanics(); return 0 }, fail)
+			caught.runIn(ctx, func() {
+				// Group one's goroutine is slow to go on with its panic.
+				defer func() { close(oneKept); <-oneOn }()
+				cuttable(ctx, nil, "group one", func() int { groupOnePanics(); return 0 }, fail)
+			})
 		}()
 		<-oneKept
 		go func() {
 			defer wg.Done()
-			defer caught.recoverIn(ctx)
-			cuttable(ctx, nil, "group two", func() int { groupTwoPanics(); return 0 }, fail)
+			caught.runIn(ctx, func() {
+				cuttable(ctx, nil, "group two", func() int { groupTwoPanics(); return 0 }, fail)
+			})
 		}()
 		eventually(5*time.Second, func() bool {
 			caught.mu.Lock()

@@ -1,5 +1,7 @@
 package scriptlock
 
+import "runtime/debug"
+
 // Whether a call panicked is told by whether the code after it ran, never
 // by recover's value: under GODEBUG=panicnil=1 (a program whose go.mod says
 // go 1.20 or older, or that sets it) a panic(nil) recovers as nil, and would
@@ -31,4 +33,20 @@ func goOnAfter(f, then func()) {
 		then()
 		panic(nil)
 	}
+}
+
+// catch runs f and reports whether it panicked, with its value and the stack
+// where it was recovered (f's frames still on it). A Goexit of f goes on.
+func catch(f func()) (v any, stack string, panicked bool) {
+	returned := false
+	func() {
+		defer func() {
+			if !returned {
+				v, stack = recover(), string(debug.Stack())
+			}
+		}()
+		f()
+		returned = true
+	}()
+	return v, stack, !returned
 }

@@ -602,8 +602,9 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer caught.recover() // goes on on the check's goroutine
-			ids[i], refused[i], known[i], untils[i] = m.c.runIDs(ctx, fresh[i], force != nil && force[i])
+			caught.run(func() { // goes on on the check's goroutine
+				ids[i], refused[i], known[i], untils[i] = m.c.runIDs(ctx, fresh[i], force != nil && force[i])
+			})
 		}()
 	}
 	wg.Wait()
@@ -725,8 +726,9 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 		go func() {
 			var res checkResult
 			defer func() { checked <- res }()
-			defer caught.recover() // goes on on the caller's goroutine
-			res.unknown, res.err = r.checkDistinct(ctx, cut, nil)
+			caught.run(func() { // goes on on the caller's goroutine
+				res.unknown, res.err = r.checkDistinct(ctx, cut, nil)
+			})
 		}()
 	}
 	var wg sync.WaitGroup
@@ -735,41 +737,42 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer caught.recover()
-			// A deadline, not a cancellation: rueidis bounds a call on an idle
-			// connection by the deadline only.
-			end := time.Now().Add(r.nodeTimeout)
-			if !cut.IsZero() && cut.Before(end) {
-				end = cut
-			}
-			// Its cause tells the node's call that the RedLock, not the
-			// caller, cut it off (observed as unanswered, not timed out).
-			nctx, cancel := nodeCallContext(WithOwner(ctx, owner), end)
-			tctx, err := m.TryLock(nctx, 0)
-			cancel()
-			if na := (*NotAcquiredError)(nil); errors.As(err, &na) && na.Unanswered {
-				// The node timeout, the wait's end or that of a MultiLock
-				// taking the RedLock cut the call off: the node did not
-				// answer in time. Not ErrNotAcquired, which in a
-				// QuorumError says another owner held a node.
-				err = fmt.Errorf("lock %q: the server did not answer in time: %w", r.name, context.DeadlineExceeded)
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("node %d: %w", i, nested(err))
-				return
-			}
-			if lc, _ := tctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil {
-				lc.hold.untrack(tctx) // ended with nctx: forget it
-			}
-			// The context TryLock returned ends with nctx: tie a new one to
-			// the node's hold instead, and to the hold alone: the RedLock
-			// stays held when ctx ends, and must still see the node's loss.
-			lctx, stop, ok := m.c.holdContext(context.WithoutCancel(ctx), m, owner)
-			if !ok {
-				errs[i] = fmt.Errorf("node %d: %w", i, ErrLockLost)
-				return
-			}
-			h.ctxs[i], h.stops[i] = lctx, stop
+			caught.run(func() {
+				// A deadline, not a cancellation: rueidis bounds a call on an idle
+				// connection by the deadline only.
+				end := time.Now().Add(r.nodeTimeout)
+				if !cut.IsZero() && cut.Before(end) {
+					end = cut
+				}
+				// Its cause tells the node's call that the RedLock, not the
+				// caller, cut it off (observed as unanswered, not timed out).
+				nctx, cancel := nodeCallContext(WithOwner(ctx, owner), end)
+				tctx, err := m.TryLock(nctx, 0)
+				cancel()
+				if na := (*NotAcquiredError)(nil); errors.As(err, &na) && na.Unanswered {
+					// The node timeout, the wait's end or that of a MultiLock
+					// taking the RedLock cut the call off: the node did not
+					// answer in time. Not ErrNotAcquired, which in a
+					// QuorumError says another owner held a node.
+					err = fmt.Errorf("lock %q: the server did not answer in time: %w", r.name, context.DeadlineExceeded)
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("node %d: %w", i, nested(err))
+					return
+				}
+				if lc, _ := tctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil {
+					lc.hold.untrack(tctx) // ended with nctx: forget it
+				}
+				// The context TryLock returned ends with nctx: tie a new one to
+				// the node's hold instead, and to the hold alone: the RedLock
+				// stays held when ctx ends, and must still see the node's loss.
+				lctx, stop, ok := m.c.holdContext(context.WithoutCancel(ctx), m, owner)
+				if !ok {
+					errs[i] = fmt.Errorf("node %d: %w", i, ErrLockLost)
+					return
+				}
+				h.ctxs[i], h.stops[i] = lctx, stop
+			})
 		}()
 	}
 	wg.Wait()
@@ -789,8 +792,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 			}
 		}
 		if checkErr == nil && again && !caught.set {
-			func() {
-				defer caught.recover() // goes on below
+			caught.run(func() { // goes on below
 				var still []int
 				still, checkErr = r.checkDistinct(ctx, cut, force)
 				for _, i := range still {
@@ -798,7 +800,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 						silent = append(silent, i)
 					}
 				}
-			}()
+			})
 		}
 	}
 	if caught.set {
@@ -1136,19 +1138,19 @@ func recoverLogged(log *slog.Logger, what string) {
 	}
 }
 
-// recover, deferred in one of the goroutines, keeps its panic.
-func (p *firstPanic) recover() {
-	if v := recover(); v != nil {
+// run runs f, one of the goroutines' work, and keeps its panic (catch).
+func (p *firstPanic) run(f func()) {
+	if v, _, panicked := catch(f); panicked {
 		p.keep(v)
 	}
 }
 
-// recoverIn is recover for a goroutine that runs under ctx: the panic's
-// stack is kept there too (keepPanicStack), for a log once it has gone on
-// on the caller's goroutine.
-func (p *firstPanic) recoverIn(ctx context.Context) {
-	if v := recover(); v != nil {
-		keepPanicStack(ctx, v)
+// runIn is run for a goroutine that runs under ctx: the panic's stack is
+// kept there too (keepPanicStack), for a log once it has gone on on the
+// caller's goroutine.
+func (p *firstPanic) runIn(ctx context.Context, f func()) {
+	if v, stack, panicked := catch(f); panicked {
+		keepPanicStackAt(ctx, v, stack)
 		p.keep(v)
 	}
 }
@@ -1315,33 +1317,26 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 		release := func() {
 			defer wg.Done()
 			defer h.stops[i](context.Canceled)
-			defer func() {
-				if v := recover(); v != nil {
-					mu.Lock()
-					defer mu.Unlock()
-					if left {
-						// No caller left to reach.
-						m.c.log.Error("Observer panicked; event dropped", "method", "ReleaseStart", "panic", v, "stack", string(debug.Stack()))
-						return
-					}
-					// Its outcome unknown: asked again by an Unlock again.
-					errs[i] = errReleasePanicked
-					caught.mu.Lock()
-					if !caught.set {
-						caught.set, caught.value = true, v
-					}
-					caught.mu.Unlock()
+			var err error
+			v, stack, panicked := catch(func() {
+				if hook != nil {
+					hook(i)
 				}
-			}()
-			if hook != nil {
-				hook(i)
-			}
-			err := m.Unlock(uctx)
+				err = m.Unlock(uctx)
+			})
 			mu.Lock()
-			if !left {
+			defer mu.Unlock()
+			switch {
+			case panicked && left:
+				// No caller left to reach.
+				m.c.log.Error("Observer panicked; event dropped", "method", "ReleaseStart", "panic", v, "stack", stack)
+			case panicked:
+				// Its outcome unknown: asked again by an Unlock again.
+				errs[i] = errReleasePanicked
+				caught.keep(v)
+			case !left:
 				errs[i] = err
 			}
-			mu.Unlock()
 		}
 		if bound == nil || !m.c.background(release) {
 			go release()
@@ -1733,10 +1728,11 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer caught.recover() // goes on on the caller's goroutine
-			nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
-			defer cancel()
-			errs[i] = m.Extend(nctx, h.ctxs[i], lease)
+			caught.run(func() { // goes on on the caller's goroutine
+				nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+				defer cancel()
+				errs[i] = m.Extend(nctx, h.ctxs[i], lease)
+			})
 		}()
 	}
 	wg.Wait()
