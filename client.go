@@ -276,7 +276,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.inflight.drained = make(chan struct{})
 	c.releases.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
-	c.subs.panicked = c.callPanicked
+	c.subs.panicked = c.callPanickedAt
 	c.subs.panics = &c.panicPaths.subscription
 	c.guard.evictionEvery = evictionRefresh
 	c.wd = newWatchdog(rc, c.lostLater, c.renewed, c.renewalSent, c.renewalDone)
@@ -921,15 +921,16 @@ func (c *Client) askSharded() bool {
 		if !c.background(func() {
 			// A panic of the call (a client wrapper's) has no caller to
 			// reach: logged, as a node that did not answer.
-			defer func() {
-				if v := recover(); v != nil {
-					answers <- answer{err: c.callPanicked(askingSharded, v)}
-				}
-			}()
-			ctx, cancel := context.WithTimeout(c.ctx, bound)
-			defer cancel()
-			info, err := n.Do(ctx, n.B().CommandInfo().CommandName("spublish").Build()).ToArray()
-			answers <- answer{has: err == nil && len(info) > 0 && !info[0].IsNil(), err: err}
+			var a answer
+			if v, stack, panicked := catch(func() {
+				ctx, cancel := context.WithTimeout(c.ctx, bound)
+				defer cancel()
+				info, err := n.Do(ctx, n.B().CommandInfo().CommandName("spublish").Build()).ToArray()
+				a = answer{has: err == nil && len(info) > 0 && !info[0].IsNil(), err: err}
+			}); panicked {
+				a = answer{err: c.callPanickedAt(askingSharded, v, stack)}
+			}
+			answers <- a
 		}) {
 			answers <- answer{err: ErrClosed}
 		}
@@ -1715,10 +1716,15 @@ type runAsking struct {
 // ends a.
 func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *runAsking, keep time.Duration) {
 	defer cancel()
+	var (
+		v        any
+		stack    string
+		panicked bool
+	)
+	// Deferred: a Goexit of the call must still end a.
 	defer func() {
-		v := recover()
 		c.runMu.Lock()
-		if v != nil {
+		if panicked {
 			a.panicked, a.value = true, v
 		}
 		if a.ok {
@@ -1735,18 +1741,20 @@ func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *run
 		waiting := a.waiting
 		close(a.done)
 		c.runMu.Unlock()
-		if v != nil && waiting == 0 {
+		if panicked && waiting == 0 {
 			// No caller left to reach.
-			c.log.Error("panic recovered", "in", "INFO server", "panic", v, "stack", string(debug.Stack()))
+			c.log.Error("panic recovered", "in", "INFO server", "panic", v, "stack", stack)
 		}
 	}()
-	info, err := a.n.Do(ctx, a.n.B().Info().Section("server").Build()).ToString()
-	switch {
-	case err == nil:
-		a.id, a.ok = infoField(info, "run_id"), true
-	case refusedForGood(err):
-		a.refused, a.ok = err, !authRefused(err)
-	}
+	v, stack, panicked = catch(func() {
+		info, err := a.n.Do(ctx, a.n.B().Info().Section("server").Build()).ToString()
+		switch {
+		case err == nil:
+			a.id, a.ok = infoField(info, "run_id"), true
+		case refusedForGood(err):
+			a.refused, a.ok = err, !authRefused(err)
+		}
+	})
 }
 
 // nodeInfo is one node's answer to askInfo.
@@ -1771,13 +1779,14 @@ func (c *Client) askInfo(ctx context.Context, nodes map[string]rueidis.Client) <
 			// A panic of the call (a client wrapper's) has no caller to
 			// reach: logged, and the node is not counted, as one that
 			// did not answer.
-			defer func() {
-				if v := recover(); v != nil {
-					out <- nodeInfo{addr: addr, err: c.callPanicked(countingReplicas, v)}
-				}
-			}()
-			info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
-			out <- nodeInfo{addr: addr, info: info, err: err}
+			var a nodeInfo
+			if v, stack, panicked := catch(func() {
+				a.info, a.err = n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
+			}); panicked {
+				a.err = c.callPanickedAt(countingReplicas, v, stack)
+			}
+			a.addr = addr
+			out <- a
 		}) {
 			out <- nodeInfo{addr: addr, err: ErrClosed}
 		}
@@ -1877,25 +1886,21 @@ func (c *Client) panicPathOf(what string) *panicPath {
 // own: a panic there (a client wrapper's) is logged as in what, and no node
 // given, as none that answers.
 func (c *Client) nodesOf(what string) (nodes map[string]rueidis.Client) {
-	defer func() {
-		if v := recover(); v != nil {
-			_ = c.callPanicked(what, v)
-			nodes = nil
-		}
-	}()
-	return c.rc.Nodes()
+	if v, stack, panicked := catch(func() { nodes = c.rc.Nodes() }); panicked {
+		_ = c.callPanickedAt(what, v, stack)
+		return nil
+	}
+	return nodes
 }
 
 // slotMapOf is slotMap on a goroutine of the Client's own: a panic of its
 // call (a client wrapper's) is logged, and the slot map taken as not read.
 func (c *Client) slotMapOf(ctx context.Context, addr string, n rueidis.Client) (owners []slotOwner) {
-	defer func() {
-		if v := recover(); v != nil {
-			_ = c.callPanicked(countingReplicas, v)
-			owners = nil
-		}
-	}()
-	return slotMap(ctx, addr, n)
+	if v, stack, panicked := catch(func() { owners = slotMap(ctx, addr, n) }); panicked {
+		_ = c.callPanickedAt(countingReplicas, v, stack)
+		return nil
+	}
+	return owners
 }
 
 // slotMap reads the slot map (CLUSTER SLOTS) from node n at addr, sorted by

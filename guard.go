@@ -122,13 +122,15 @@ func (c *Client) checkEviction() {
 					// A panic of the call (a client wrapper's) has no
 					// caller to reach: logged, as a node that did not
 					// answer.
-					defer func() {
-						if v := recover(); v != nil {
-							panicked.Store(true)
-							_ = c.callPanicked(checkingEviction, v)
-						}
-					}()
-					info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
+					var info string
+					var err error
+					if v, stack, p := catch(func() {
+						info, err = n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
+					}); p {
+						panicked.Store(true)
+						_ = c.callPanickedAt(checkingEviction, v, stack)
+						return
+					}
 					if err == nil && strings.Contains(info, "role:master") {
 						c.warnEviction(info)
 					}

@@ -139,3 +139,23 @@ func TestMultiLockUnlockPanicNil(t *testing.T) {
 		}
 	}
 }
+
+// TestCountReplicasPanicNil: under GODEBUG=panicnil=1 a node's INFO that
+// panics with nil (a client wrapper's) is a node that failed to answer, as
+// any other panic is: the failover guard's replica count goes on at once
+// instead of waiting for an answer that never comes until its context ends.
+func TestCountReplicasPanicNil(t *testing.T) {
+	underPanicNil(t)
+	node := redistest.Server(t)
+	rc := newPanickyNodes(node.Client(t), func(c wrapperCall) bool { return c.method == "Do" && len(c.args) > 0 && c.args[0] == "INFO" })
+	rc.nilValue.Store(true)
+	c := newTestClient(t, rc)
+	rc.left.Store(-1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	c.countReplicasFor(ctx, "", nil)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("replica count whose INFO panicked with nil took %v; want it to go on at once", d)
+	}
+}

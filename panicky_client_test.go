@@ -37,6 +37,8 @@ type wrapperFault struct {
 	// value, when set, is what the panics carry instead of
 	// "client wrapper panicked".
 	value atomic.Pointer[string]
+	// nilValue: the panics carry nil (panic(nil)).
+	nilValue atomic.Bool
 	// wrapNodes: the node clients Nodes gives panic as this one does.
 	wrapNodes bool
 }
@@ -81,6 +83,9 @@ func (f *wrapperFault) trip(call wrapperCall) {
 	}
 	if v := f.value.Load(); v != nil {
 		panic(*v)
+	}
+	if f.nilValue.Load() {
+		panic(nil)
 	}
 	panic("client wrapper panicked")
 }

@@ -23,7 +23,7 @@ type subscriptions struct {
 	// panicked logs a client wrapper's panic on the subscriptions'
 	// goroutines and returns the error the call failed with
 	// (Client.callPanicked); nil: not logged.
-	panicked func(what string, v any) error
+	panicked func(what string, v any, stack string) error
 	rc       rueidis.Client
 	id       string // the Client's id: names its own wake channels
 	sharded  func() bool
@@ -452,16 +452,14 @@ const waitSubscription = "a wait's subscription"
 // unpanicked runs f, a call of the subscriptions' goroutines, and returns
 // its error, or one for its panic (a client wrapper's), logged (panicked).
 func (s *subscriptions) unpanicked(f func() error) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			if s.panicked != nil {
-				err = s.panicked(waitSubscription, v)
-				return
-			}
-			err = fmt.Errorf("%w: %v", errCallPanicked, v)
-		}
-	}()
-	return f()
+	v, stack, panicked := catch(func() { err = f() })
+	switch {
+	case !panicked:
+		return err
+	case s.panicked != nil:
+		return s.panicked(waitSubscription, v, stack)
+	}
+	return fmt.Errorf("%w: %v", errCallPanicked, v)
 }
 
 // isUnknownCommand reports a server's refusal of a command it does not

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -747,24 +746,23 @@ func (w *watchdog) newPanic(v any) (n int64, news bool) {
 // (newPanic); at DEBUG after that.
 func (w *watchdog) unpanicked(ctx context.Context, f func(context.Context) []renewReply) (out []renewReply, ok bool) {
 	ctx, kept := withPanicStack(ctx)
-	defer func() {
-		if v := recover(); v != nil {
-			ok = false
-			var record func()
-			if n, news := w.newPanic(v); news {
-				stack := kept.of(v, debug.Stack)
-				record = func() { w.log.Error("panic recovered", "in", renewingLocks, "panic", v, "stack", stack) }
-			} else {
-				record = func() { w.log.Debug("panic recovered again", "in", renewingLocks, "panic", v, "panics", n) }
-			}
-			if w.rep != nil {
-				w.rep.logLater(record)
-			} else {
-				record()
-			}
-		}
-	}()
-	return f(ctx), true
+	v, here, panicked := catch(func() { out = f(ctx) })
+	if !panicked {
+		return out, true
+	}
+	var record func()
+	if n, news := w.newPanic(v); news {
+		stack := kept.of(v, func() []byte { return []byte(here) })
+		record = func() { w.log.Error("panic recovered", "in", renewingLocks, "panic", v, "stack", stack) }
+	} else {
+		record = func() { w.log.Debug("panic recovered again", "in", renewingLocks, "panic", v, "panics", n) }
+	}
+	if w.rep != nil {
+		w.rep.logLater(record)
+	} else {
+		record()
+	}
+	return nil, false
 }
 
 type renewHeap []*renewal
