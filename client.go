@@ -1926,12 +1926,19 @@ func slotMap(ctx context.Context, addr string, n rueidis.Client) []slotOwner {
 			continue
 		}
 		host, _ := primary[0].ToString()
-		if host == "" {
+		switch host {
+		case "":
 			// No endpoint named (cluster-preferred-endpoint-type
 			// unknown-endpoint, or a node of a one-node Cluster that
 			// does not know its address): clients use the host they
 			// asked, and so do the Client's slot map and Nodes.
 			host, _, _ = net.SplitHostPort(addr)
+		case "?":
+			// Hostnames preferred and this primary announces none:
+			// rueidis skips its slots (no endpoint to reach it by), so
+			// neither Nodes nor any call has it. Named "?", it would be
+			// a primary the count waits to hear from and never does.
+			continue
 		}
 		port, _ := primary[1].AsInt64()
 		var id string
