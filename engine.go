@@ -8,7 +8,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -3610,33 +3609,29 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 		// to this one, whose stack does not name the wrapper. Atomic: a
 		// call let go at its bound may still panic.
 		var stack atomic.Pointer[string]
-		defer func() {
-			if v := recover(); v != nil {
-				panics++
-				if panics == 1 {
-					at := stack.Load()
-					if at == nil {
-						err = c.callPanicked(undoingLater, v)
-						return
-					}
-					err = c.callPanickedAt(undoingLater, v, *at)
-					return
-				}
-				err = fmt.Errorf("%w: %v", errCallPanicked, v)
-				n := panics
-				c.rep.logLater(func() { c.log.Debug("panic recovered again", "in", undoingLater, "panic", v, "panics", n) })
-			}
-		}()
-		return c.callBounded(ctx, func(ctx context.Context) error {
-			defer func() {
-				if v := recover(); v != nil {
-					at := string(debug.Stack())
+		v, _, panicked := catch(func() {
+			err = c.callBounded(ctx, func(ctx context.Context) (err error) {
+				v, at, panicked := catch(func() { err = undo(ctx) })
+				if panicked {
 					stack.Store(&at)
 					panic(v)
 				}
-			}()
-			return undo(ctx)
+				return err
+			})
 		})
+		if !panicked {
+			return err
+		}
+		panics++
+		if panics == 1 {
+			if at := stack.Load(); at != nil {
+				return c.callPanickedAt(undoingLater, v, *at)
+			}
+			return c.callPanicked(undoingLater, v)
+		}
+		n := panics
+		c.rep.logLater(func() { c.log.Debug("panic recovered again", "in", undoingLater, "panic", v, "panics", n) })
+		return fmt.Errorf("%w: %v", errCallPanicked, v)
 	}
 	retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
 	for {

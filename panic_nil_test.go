@@ -159,3 +159,24 @@ func TestCountReplicasPanicNil(t *testing.T) {
 		t.Errorf("replica count whose INFO panicked with nil took %v; want it to go on at once", d)
 	}
 }
+
+// TestUndoLaterPanicNil: under GODEBUG=panicnil=1 a background undo that
+// panics with nil (a client wrapper's) is an undo that failed, made again,
+// as after any other panic, and not one that went through: what it was to
+// give back would stay taken until its lease ended, a Semaphore's permits
+// for good.
+func TestUndoLaterPanicNil(t *testing.T) {
+	underPanicNil(t)
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	var calls atomic.Int32
+	ok := c.undoUntil(time.Now().Add(10*time.Second), time.Second, func(context.Context) error {
+		if calls.Add(1) == 1 {
+			panic(nil)
+		}
+		return nil
+	})
+	if n := calls.Load(); !ok || n != 2 {
+		t.Errorf("undo that panicked with nil once: done %v after %d calls; want done after 2", ok, n)
+	}
+}
