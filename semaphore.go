@@ -204,7 +204,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 						// Redis was out of reach for longer than the
 						// record lives: nothing tells any more whether
 						// the attempt took permits, as for undoLater.
-						s.undoFailed(n, false)
+						s.undoFailed(n, false, nil)
 					}
 					return false, tryAgain{}, settledError{err}
 				}
@@ -394,18 +394,30 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 			hook()
 		}
 		var given atomic.Int64 // see Acquire
+		// The refusal the last attempt got, if Redis answered it: no
+		// outage, nor a Close that left it unanswered.
+		var refused atomic.Pointer[error]
 		if !c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
 			g, err := s.undoOnce(ctx, latch, n)
 			if err == nil { // see Acquire
 				given.Store(g)
 			}
+			if r := redisRefusal(err); r != nil {
+				refused.Store(&r)
+			} else {
+				refused.Store(nil)
+			}
 			return err
 		}) {
+			var r error
+			if p := refused.Load(); p != nil {
+				r = *p
+			}
 			// Stopped by Close before its record's life ended: Close's
-			// last attempt got no answer.
-			s.undoFailed(n, c.ctx.Err() != nil && time.Since(sent) < c.recordTTL)
+			// last attempt got no answer, unless a refusal.
+			s.undoFailed(n, r == nil && c.ctx.Err() != nil && time.Since(sent) < c.recordTTL, r)
 		} else if given.Load() == 0 && time.Since(sent) >= c.recordTTL {
-			s.undoFailed(n, false)
+			s.undoFailed(n, false, nil)
 		}
 	})
 	if !started {
@@ -424,7 +436,8 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 			return err
 		})
 		if err != nil || (given == 0 && time.Since(sent) >= c.recordTTL) {
-			s.undoFailed(n, err != nil && time.Since(sent) < c.recordTTL)
+			r := redisRefusal(err)
+			s.undoFailed(n, r == nil && err != nil && time.Since(sent) < c.recordTTL, r)
 		}
 	}
 }
@@ -432,21 +445,38 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 // undoFailed logs that the n permits an attempt to be undone (of unknown
 // outcome, or unacknowledged under the failover guard) may have
 // taken could not be given back: while its record lived, or, closed, before
-// the Client's Close (which gives an undo a second) though its record lived
-// on, so that the log does not tell of an outage that may not have been.
-func (s *Semaphore) undoFailed(n int64, closed bool) {
+// the Client's Close (which gives an undo at most a second) though its
+// record lived on, or because Redis refused the undo (refused, its error),
+// so that the log does not tell of an outage that may not have been.
+func (s *Semaphore) undoFailed(n int64, closed bool, refused error) {
 	why := "could not be undone while its record lived (Redis unreachable)"
-	if closed {
-		why = "got no answer to its undo before the Client closed (Close gives an undo a second)"
+	attrs := []any{"semaphore", s.name, "key", s.key}
+	switch {
+	case refused != nil:
+		why = "could not be undone: Redis refused the undo"
+		attrs = append(attrs, "error", refused.Error())
+	case closed:
+		why = "got no answer to its undo before the Client closed (Close gives an undo at most a second)"
 	}
 	if n <= 0 {
 		// A drain of unknown outcome: how many it took is unknown.
 		s.c.log.Warn("semaphore permits may be lost: a DrainPermits whose outcome is unknown "+why+"; if it took permits, give them back with AddPermits",
-			"semaphore", s.name, "key", s.key)
+			attrs...)
 		return
 	}
 	s.c.log.Warn("semaphore permits may be lost: an acquisition to be undone (its reply lost, or no replica acknowledged it) "+why+"; if it took them, give them back with AddPermits",
-		"semaphore", s.name, "key", s.key, "permits", n)
+		append(attrs, "permits", n)...)
+}
+
+// redisRefusal returns err when it is Redis's answer to the call (an error
+// reply, a script's declared error), else nil: a call that got no answer.
+func redisRefusal(err error) error {
+	var re *rueidis.RedisError
+	var se *generated.ScriptError
+	if (errors.As(err, &re) && re != nil && !re.IsNil()) || errors.As(err, &se) {
+		return err
+	}
+	return nil
 }
 
 // Release returns n permits and wakes as many waiters as permits are then
