@@ -36,6 +36,10 @@ type guardWait struct {
 	// call again after an attempt of unknown outcome, which may still run
 	// on the server after the repeat and later calls (see leaseUnknown).
 	unsure *bool
+	// until, for a PermitSemaphore Extend: once it has passed,
+	// repeatGuarded sends no repeat, as Extend makes none unguarded (the
+	// lease asked for would have ended had the first attempt set it).
+	until time.Time
 }
 
 // on reports whether the guard waits.
@@ -385,8 +389,8 @@ func isNoScript(err error) bool {
 // callGuarded runs a lease-setting script (an Extend) with WAIT after it on
 // the same connection (sendGuarded) and decodes its reply; acked reports
 // whether g.acks replicas acknowledged the write within g.timeout. A call
-// whose connection broke under it is made again within ctx, as Extend (or
-// rueidis, for a PermitSemaphore's) makes the unguarded one (a repeat sets
+// whose connection broke under it is made again within ctx (and g.until), as
+// Extend makes the unguarded one (a repeat sets
 // the same lease, from a moment later, past the loss deadline taken before
 // the first): rueidis repeats no call sent with WAIT. One cut off as stalled is
 // not made again: the primary stopped answering.
@@ -404,6 +408,9 @@ func (c *Client) repeatGuarded(ctx context.Context, g guardWait, build func() (r
 		if i > 0 {
 			if g.hold != nil && g.hold.released() {
 				break // ended meanwhile: err is the broken attempt's
+			}
+			if !g.until.IsZero() && !time.Now().Before(g.until) {
+				break // past the lease asked for: err is the broken attempt's
 			}
 			if g.unsure != nil {
 				*g.unsure = true

@@ -499,10 +499,10 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 // publishes nothing), so that waiters on other clients, which sleep until
 // the lease they heard of ends, hear of the sooner one or take the free
 // permit. A call whose reply is lost with its connection is made again
-// within ctx, also with rueidis's retries off (extending twice gives the
-// same lease, from a moment later),
-// and so is one Redis refused having run nothing (LOADING, BUSY, MISCONF,
-// ...), for at most lease.
+// within ctx and lease, at most three times in all, whatever rueidis's
+// retries and under the failover guard too (extending twice gives the same
+// lease, from a moment later), and so is one Redis refused having run
+// nothing (LOADING, BUSY, MISCONF, ...), within ctx and lease.
 // Under the failover guard (WithFailoverGuard), a new lease no replica
 // acknowledged in time fails with ErrNotReplicated: the primary has it, but
 // a failover may bring back the earlier one, so count on whichever ends
@@ -525,6 +525,7 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	// lease asked for would have ended had the first attempt set it.
 	var res generated.PermitExtendResult
 	rt, until := newRetrier(), time.Now().Add(lease)
+	guard.until = until
 	repeats := 0
 	for {
 		res, err = publishingAgain(s.c, func(publish string, rewake bool) (generated.PermitExtendResult, error) {
@@ -536,9 +537,9 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 		// One whose connection broke under it (another call's deadline
 		// breaking it included: foreignDeadline) is made again within ctx
 		// and lease, at most guardedRepeats times in all, as a lock's
-		// Extend: rueidis makes it again only when its retries are on (a
-		// guarded one is by repeatGuarded). Extending twice sets the same
-		// lease, from a moment later.
+		// Extend (a guarded one is by repeatGuarded): the script is not
+		// retryable, so that rueidis sends none again past lease. Extending
+		// twice sets the same lease, from a moment later.
 		if err != nil && !guard.on() && (brokenConn(err) || foreignDeadline(ctx, err)) &&
 			ctx.Err() == nil && time.Now().Before(until) && repeats < guardedRepeats-1 {
 			repeats++
@@ -567,8 +568,8 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 // extendOnce sets the permit wire's lease (PermitExtend). With the failover
 // guard on, WAIT follows the script on its connection, and acked reports
 // whether guard.acks replicas acknowledged it (always true unguarded). A
-// guarded call whose connection broke under it is made again within ctx
-// (repeatGuarded), as rueidis makes the unguarded one.
+// guarded call whose connection broke under it is made again within ctx and
+// guard.until (repeatGuarded), as Extend makes the unguarded one.
 func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease time.Duration, publish string, rewake bool, guard guardWait) (generated.PermitExtendResult, bool, error) {
 	if !guard.on() {
 		res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish, rewake)

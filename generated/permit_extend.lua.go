@@ -19,7 +19,8 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- publishes 1, which Redisson's updateLeaseTime does not: waiters of every
 -- client, Redisson's too, call again and hear of it. Made again after its
 -- reply was lost, it extends the permit again, from a moment later, or
--- finds it gone as the first attempt did.
+-- finds it gone as the first attempt did. Not retryable: the Client makes it
+-- again itself, within the lease asked for, whatever rueidis's retries.
 -- A counter without expiry makes the held permits' set lose its own, as
 -- an acquisition does.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
@@ -38,7 +39,6 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
--- @retryable
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
@@ -143,9 +143,9 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "946f6aa175d18572debf885c5db5650694d98aaf"
+const permitExtendSHA1 = "eea85e9afee57306ddb2d3fd7652b2c921ddf671"
 
-var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
+var permitExtendScript = rueidis.NewLuaScript(permitExtendSource)
 
 // PermitExtendResult is the reply of PermitExtend, read from {status int64, expires int64}.
 type PermitExtendResult struct {
@@ -160,7 +160,8 @@ type PermitExtendResult struct {
 // publishes 1, which Redisson's updateLeaseTime does not: waiters of every
 // client, Redisson's too, call again and hear of it. Made again after its
 // reply was lost, it extends the permit again, from a moment later, or
-// finds it gone as the first attempt did.
+// finds it gone as the first attempt did. Not retryable: the Client makes it
+// again itself, within the lease asked for, whatever rueidis's retries.
 // A counter without expiry makes the held permits' set lose its own, as
 // an acquisition does.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
@@ -249,7 +250,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -269,7 +270,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := permitExtendEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(permitExtendSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(permitExtendSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = permitExtendDecode(resp)
@@ -306,7 +307,7 @@ func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, ch
 		}
 	}
 	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake)}
-	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodePermitExtend reads the reply to PermitExtendCommand.

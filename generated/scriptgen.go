@@ -376,7 +376,7 @@ var Scripts = []Script{{
 	Keys:      []string{"semaphore", "timeouts", "channel"},
 	Name:      "PermitExtend",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      permitExtendSHA1,
 	Source:    permitExtendSource,
 }, {

@@ -6,7 +6,8 @@
 -- publishes 1, which Redisson's updateLeaseTime does not: waiters of every
 -- client, Redisson's too, call again and hear of it. Made again after its
 -- reply was lost, it extends the permit again, from a moment later, or
--- finds it gone as the first attempt did.
+-- finds it gone as the first attempt did. Not retryable: the Client makes it
+-- again itself, within the lease asked for, whatever rueidis's retries.
 -- A counter without expiry makes the held permits' set lose its own, as
 -- an acquisition does.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
@@ -25,7 +26,6 @@
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
--- @retryable
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
