@@ -765,14 +765,7 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 			defer wg.Done()
 			// No caller to reach, and a panic here would crash the process.
 			defer recoverLogged(loggerOf(l), "giving back a lost MultiLock's member")
-			lctx := mh.ctxs[i]
-			if _, ok := l.(*MultiLock); ok {
-				// A MultiLock member lost too waits for its own give-back,
-				// as its Unlock does elsewhere: this one is no callback of
-				// it (see fromMultiGiveBack).
-				lctx = context.WithValue(lctx, nestedGiveBackKey{}, true)
-			}
-			_ = l.Unlock(lctx)
+			_ = l.Unlock(giveBackCtx(l, mh.ctxs[i]))
 		})
 	}
 	go func() {
@@ -782,8 +775,41 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 }
 
 // nestedGiveBackKey marks the context with which a lost MultiLock's
-// give-back unlocks a member that is a MultiLock.
+// give-back unlocks a member that releases its parts on goroutines of its
+// own (a MultiLock, a RedLock; see giveBackCtx): those goroutines count as
+// inside the give-back (goPart), and a MultiLock member lost too waits for
+// its own give-back, as its Unlock does elsewhere: this one is no callback
+// of it (see fromMultiGiveBack).
 type nestedGiveBackKey struct{}
+
+// giveBackCtx is the context with which a lost MultiLock's give-back, or a
+// member's Unlock made by it, unlocks member l through lctx, l's hold.
+func giveBackCtx(l Locker, lctx context.Context) context.Context {
+	switch l.(type) {
+	case *MultiLock, *RedLock:
+		return context.WithValue(lctx, nestedGiveBackKey{}, true)
+	}
+	return lctx
+}
+
+// goPart runs release, an Unlock's release of one of its parts, on a
+// goroutine of its own; for an Unlock made by a lost MultiLock's give-back
+// (ctx marked), one that counts as inside that give-back (inMultiGiveBack):
+// an Observer's ReleaseStart there is a callback of the give-back, which
+// waits for it, as one on the give-back's own goroutine is.
+func goPart(ctx context.Context, release func()) {
+	if ctx.Value(nestedGiveBackKey{}) != nil {
+		go releaseInGiveBack(release)
+		return
+	}
+	go release()
+}
+
+// releaseInGiveBack is the frame inMultiGiveBack finds on a goroutine that
+// goPart started for a give-back.
+//
+//go:noinline
+func releaseInGiveBack(release func()) { release() }
 
 // fromMultiGiveBack reports whether an Unlock with ctx runs inside the
 // give-back of a lost MultiLock's members (an Observer's ReleaseStart
@@ -985,15 +1011,18 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		l, lctx := m.locks[i], ctx
 		if mh != nil {
 			lctx = mh.ctxs[i]
+			if ctx.Value(nestedGiveBackKey{}) != nil {
+				lctx = giveBackCtx(l, lctx) // made by a give-back: so is the member's
+			}
 		}
-		go func() {
+		goPart(ctx, func() {
 			defer func() { done <- struct{}{} }()
 			caught.run(func() {
 				if err := l.Unlock(lctx); err != nil {
 					errs[i] = nested(err)
 				}
 			})
-		}()
+		})
 	}
 	for range ask {
 		<-done

@@ -1095,12 +1095,13 @@ func (r *RedLock) giveBack(h *redHeld) {
 func inGiveBack() bool { return inFrame(".(*RedLock).giveBack.") }
 
 // inMultiGiveBack is inGiveBack for the give-back of a lost MultiLock's
-// members.
-func inMultiGiveBack() bool { return inFrame(".(*MultiLock).giveBack.") }
+// members, also on a goroutine a member's Unlock made by it started to
+// release one of its own parts (goPart).
+func inMultiGiveBack() bool { return inFrame(".(*MultiLock).giveBack.", ".releaseInGiveBack") }
 
-// inFrame reports whether a function of the package whose name contains fn
-// is among its caller's callers.
-func inFrame(fn string) bool {
+// inFrame reports whether a function of the package whose name contains
+// one of fns is among its caller's callers.
+func inFrame(fns ...string) bool {
 	pcs := make([]uintptr, 64)
 	for {
 		n := runtime.Callers(3, pcs)
@@ -1113,7 +1114,7 @@ func inFrame(fn string) bool {
 	frames := runtime.CallersFrames(pcs)
 	for {
 		f, more := frames.Next()
-		if strings.Contains(f.Function, fn) && path.Dir(f.File) == ownDir {
+		if path.Dir(f.File) == ownDir && slices.ContainsFunc(fns, func(fn string) bool { return strings.Contains(f.Function, fn) }) {
 			return true
 		}
 		if !more {
@@ -1339,7 +1340,7 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 			}
 		}
 		if bound == nil || !m.c.background(release) {
-			go release()
+			goPart(ctx, release)
 		}
 	}
 	if bound == nil {
