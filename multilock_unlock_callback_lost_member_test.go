@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -82,5 +83,68 @@ func TestMultiLockUnlockFromGiveBackCallbackOfMember(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMultiLockUnlockFromRedLockMemberGiveBackCallback: a MultiLock lost
+// through another member gives back its RedLock member, which is lost too
+// as it does (two of its three nodes released through their own handles):
+// that Unlock waits for the RedLock's own give-back of its third node, and
+// an Observer's ReleaseStart there unlocks the lost MultiLock hold. That
+// Unlock is made inside the MultiLock's give-back as much as one on its own
+// goroutine: it answers ErrNotHeld without waiting for it.
+func TestMultiLockUnlockFromRedLockMemberGiveBackCallback(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	obs := &unlockInRelease{err: make(chan error, 1)}
+	cs := make([]*Client, len(nodes))
+	for i, n := range nodes {
+		var opts []Option
+		if i == 2 {
+			opts = append(opts, WithObserver(obs)) // the node the RedLock gives back
+		}
+		cs[i] = newTestClient(t, n.Client(t), append([]Option{prefix}, opts...)...)
+	}
+	a := mustMutex(t, cs[0], "redlock-member-giveback-a")
+	r := mustRedLock(t, "redlock-member-giveback-r", cs)
+	ml := mustMulti(t, []Locker{a, r})
+	ctx := testCtx(t, 30*time.Second)
+	lctx, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mh := lctx.Value(ml.key).(*multiHeld)
+	rctx := mh.ctxs[1]
+	rh := rctx.(*redCtx).h
+	// The give-back's Unlock of the RedLock finds it lost.
+	r.unlockHook = func() {
+		for i := range 2 {
+			if err := r.nodes[i].Unlock(rh.ctxs[i]); err != nil {
+				t.Errorf("node %d released through its own handle: %v", i, err)
+			}
+		}
+		<-rctx.Done()
+	}
+	inner := func() error { return ml.Unlock(lctx) }
+	obs.unlock.Store(&inner)
+	if err := a.Unlock(mh.ctxs[0]); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-obs.err:
+		if !errors.Is(err, ErrNotHeld) {
+			t.Errorf("the Unlock from the RedLock member's give-back callback: %v, want ErrNotHeld", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Unlock of the lost MultiLock from an Observer's ReleaseStart of its RedLock member's give-back still running after 15s")
+	}
+	select {
+	case <-mh.givenBack:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the give-back of the lost MultiLock still running after 10s")
+	}
+	if cause := context.Cause(rctx); !errors.Is(cause, ErrLockLost) {
+		t.Errorf("the RedLock member's context: %v, want ErrLockLost", cause)
 	}
 }

@@ -1096,8 +1096,12 @@ func inGiveBack() bool { return inFrame(".(*RedLock).giveBack.") }
 
 // inMultiGiveBack is inGiveBack for the give-back of a lost MultiLock's
 // members, also on a goroutine a member's Unlock made by it started to
-// release one of its own parts (goPart).
-func inMultiGiveBack() bool { return inFrame(".(*MultiLock).giveBack.", ".releaseInGiveBack") }
+// release one of its own parts (goPart), and in a RedLock's give-back of
+// its nodes, which that of a MultiLock waits for when its RedLock member,
+// given back, was lost too.
+func inMultiGiveBack() bool {
+	return inFrame(".(*MultiLock).giveBack.", ".releaseInGiveBack", ".(*RedLock).giveBack.")
+}
 
 // inFrame reports whether a function of the package whose name contains
 // one of fns is among its caller's callers.
