@@ -1345,8 +1345,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	case errors.Is(err, errSubscribeUnanswered):
 		// Seen held, then the server did not confirm the subscription
 		// to its release by the wait's end: no answer, not a holder,
-		// ended the wait.
-		return nil, &NotAcquiredError{Name: s.name, Unanswered: true}
+		// ended the wait. The lease that attempt told of is still the
+		// one last seen.
+		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining, Unanswered: true}
 	case err != nil && (cutByOuterWait(ctx, err) || ranOutUnanswered(ctx, err, waitUntil)):
 		// A MultiLock's wait ended (cutAt), or a RedLock's node timeout,
 		// while this member's or node's call waited for the server: it ran

@@ -208,3 +208,30 @@ func unansweredErr(err error) bool {
 	var na *NotAcquiredError
 	return errors.As(err, &na) && na.Unanswered
 }
+
+// A wait that ran out with its subscription unconfirmed still tells the
+// holder's remaining lease its last attempt saw, as a wait whose last
+// attempt went unanswered tells the one seen before.
+func TestTryLockSubscribeUnansweredRemaining(t *testing.T) {
+	t.Parallel()
+	p := newProxied(t)
+	l := mustMutex(t, p.c, "subscribe-unanswered-remaining")
+	warm(t, l)
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	holder := mustMutex(t, direct, "subscribe-unanswered-remaining")
+	hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Unlock(hctx) }()
+	p.px.HoldOn("SUBSCRIBE")
+	defer p.px.Thaw()
+	_, err = l.TryLock(context.Background(), 300*time.Millisecond)
+	if !p.px.HeldOn() {
+		t.Fatalf("the wait did not subscribe (%v)", err)
+	}
+	var na *NotAcquiredError
+	if !errors.As(err, &na) || !na.Unanswered || na.Remaining <= 0 {
+		t.Fatalf("TryLock: %v (%#v), want a NotAcquiredError with Unanswered and the holder's remaining lease", err, na)
+	}
+}
