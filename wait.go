@@ -254,12 +254,18 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 	// join subscribes one waiter; on false the wait is over with
 	// (false, err), and the waiter returned, if any, is left as w is.
 	join := func(f func(context.Context) (*waiter, error)) (*waiter, bool, error) {
-		jctx, cancel := context.WithCancel(ctx)
+		// One context, cancelled below: a second one made and dropped
+		// would stay a child of ctx (or a goroutine watching it) until
+		// ctx ends.
+		var jctx context.Context
+		var cancel context.CancelFunc
 		if wait > 0 {
 			// Cut off waitOverrun past the wait's end, as an attempt is:
 			// a SUBSCRIBE sent just before the end, to a server that
 			// answers, is not taken for one the server left unanswered.
 			jctx, cancel = context.WithDeadline(ctx, deadline.Add(waitOverrun))
+		} else {
+			jctx, cancel = context.WithCancel(ctx)
 		}
 		stop := context.AfterFunc(c.closingCtx, cancel)
 		j, err := f(jctx)

@@ -3,9 +3,12 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A lock's wait that saw the lock held, then subscribed to hear of its
@@ -233,5 +236,55 @@ func TestTryLockSubscribeUnansweredRemaining(t *testing.T) {
 	var na *NotAcquiredError
 	if !errors.As(err, &na) || !na.Unanswered || na.Remaining <= 0 {
 		t.Fatalf("TryLock: %v (%#v), want a NotAcquiredError with Unanswered and the holder's remaining lease", err, na)
+	}
+}
+
+// ownDone is a caller's context of its own type, with a Done channel of
+// its own: a context derived from it and never cancelled keeps a goroutine
+// watching it until it ends.
+type ownDone struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c ownDone) Done() <-chan struct{} { return c.done }
+
+func (c ownDone) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+// A wait that subscribes leaves nothing derived from the caller's context
+// behind once it returned: a long-lived context (a server's) is not made to
+// carry one more child, or goroutine, per wait.
+func TestWaitJoinLeavesNoContext(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	l := mustMutex(t, c, "join-context")
+	holder := mustMutex(t, newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix)), "join-context")
+	hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Unlock(hctx) }()
+	ctx := ownDone{context.Background(), make(chan struct{})}
+	defer close(ctx.done)
+	watching := func() int {
+		buf := make([]byte, 1<<22)
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "context.(*cancelCtx).propagateCancel")
+	}
+	before := watching()
+	for range 3 {
+		if _, err := l.TryLock(ctx, 50*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+			t.Fatalf("TryLock: %v, want ErrNotAcquired", err)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := watching(); n > before {
+		t.Fatalf("%d goroutines watch the caller's context after the waits returned, %d before", n, before)
 	}
 }
