@@ -31,7 +31,10 @@ func TestLatchJavaHugeCount(t *testing.T) {
 		if n <= 0 {
 			t.Fatalf("Count of a Java latch counting %d = %d: the latch reads as open", count, n)
 		}
-		if ok, err := l.AwaitTimeout(ctx, 100*time.Millisecond); ok || err != nil {
+		// False, also when the machine is too loaded for the wait's
+		// subscription to be confirmed within 100 ms past its end
+		// (Unanswered): its read of the count was answered, not zero.
+		if ok, err := l.AwaitTimeout(ctx, 100*time.Millisecond); ok || err != nil && !unansweredErr(err) {
 			t.Fatalf("AwaitTimeout on a Java latch counting %d = %v, %v; want false: still counting", count, ok, err)
 		}
 	}

@@ -220,7 +220,9 @@ func TestNoKeyLeftWithoutExpiryOthers(t *testing.T) {
 	if _, err := latch.TrySetCount(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := latch.AwaitTimeout(ctx, 100*time.Millisecond); ok || err != nil {
+	// Unanswered too when the machine is too loaded for the subscription
+	// to be confirmed within 100 ms past the wait's end.
+	if ok, err := latch.AwaitTimeout(ctx, 100*time.Millisecond); ok || err != nil && !unansweredErr(err) {
 		t.Fatalf("AwaitTimeout = %v, %v", ok, err)
 	}
 	// MultiLock over a Mutex and a FairMutex, one member held by another
