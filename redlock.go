@@ -1151,7 +1151,7 @@ func (p *firstPanic) run(f func()) {
 }
 
 // runIn is run for a goroutine that runs under ctx: the panic's stack is
-// kept there too (keepPanicStack), for a log once it has gone on on the
+// kept there too (keepPanicStackAt), for a log once it has gone on on the
 // caller's goroutine.
 func (p *firstPanic) runIn(ctx context.Context, f func()) {
 	if v, stack, panicked := catch(f); panicked {
@@ -1197,31 +1197,12 @@ func withPanicStack(ctx context.Context) (context.Context, *panicStack) {
 	return context.WithValue(ctx, panicStackKey{}, p), p
 }
 
-// keepPanicStack keeps this goroutine's stack for panic v in ctx's
-// panicStack, if it has one and none was kept for v; called where v was
-// recovered.
-func keepPanicStack(ctx context.Context, v any) {
-	if p, _ := ctx.Value(panicStackKey{}).(*panicStack); p != nil && !p.has(v) {
-		p.keep(v, string(debug.Stack()))
-	}
-}
-
-// keepPanicStackAt is keepPanicStack with the stack taken already.
+// keepPanicStackAt keeps stack, taken where panic v was recovered, in
+// ctx's panicStack, if it has one and none was kept for v.
 func keepPanicStackAt(ctx context.Context, v any, at string) {
 	if p, _ := ctx.Value(panicStackKey{}).(*panicStack); p != nil {
 		p.keep(v, at)
 	}
-}
-
-func (p *panicStack) has(v any) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, k := range p.kept {
-		if samePanic(k.v, v) {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *panicStack) keep(v any, stack string) {
