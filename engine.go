@@ -1052,15 +1052,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// answering once the wait's attempts were answered (as it
 				// subscribed) kept the caller for the release timeout.
 				done := make(chan struct{})
-				if c.background(func() {
-					// A panic of the leave (a client wrapper's) has no
-					// caller to reach: logged, and the place expires on
-					// its own, as after a leave that failed.
-					defer recoverLogged(c.log, leavingLine)
+				// A panic of the leave (a client wrapper's) has no caller
+				// to reach: logged, and the place expires on its own, as
+				// after a leave that failed.
+				if c.background(logged(c.log, leavingLine, func() {
 					defer close(done)
 					defer left()
 					p.abandon(ctx, field, wait)
-				}) {
+				})) {
 					t := time.NewTimer(time.Until(began.Add(wait).Add(addSat(waitOverrun, ws.overrun))))
 					defer t.Stop()
 					select {
@@ -1079,11 +1078,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		// time: leave the line in the background rather than keep the caller
 		// past its deadline (the place expires on its own with the waiter
 		// timeout anyway).
-		if !c.background(func() {
-			defer recoverLogged(c.log, leavingLine)
+		if !c.background(logged(c.log, leavingLine, func() {
 			defer left()
 			p.abandon(c.ctx, field, wait)
-		}) {
+		})) {
 			// Close began, and waits for this acquisition: leave here,
 			// bounded as a leave Close waits for is (leaveContext). An
 			// attempt Close cut off, on a server slow to answer but
@@ -1895,8 +1893,7 @@ func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly, laterOnly boo
 // reportGuard calls Guard, which runs while the acquisition holds a grant it
 // has yet to register: a panic is logged, not let through.
 func (c *Client) reportGuard(o Observer, e GuardEvent) {
-	defer recoverObserver(c.log, "Guard")
-	o.Guard(e)
+	observerCall(c.log, "Guard", func() { o.Guard(e) })
 }
 
 // lossTimer is a hold's loss timer, reused by later holds once stopped.
@@ -3460,9 +3457,8 @@ type undoMarker interface {
 // undoLaterFrom is undoLaterQueued; recheck: the first undo was made.
 func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, until time.Time, token int64, ended *waitEnd, recheck bool) {
 	leaver, _ := p.(lateLeaver)
-	started := c.background(func() {
-		// A panic of its calls (a client wrapper's) has no caller to reach.
-		defer recoverLogged(c.log, "undoing an acquisition of unknown outcome")
+	// A panic of its calls (a client wrapper's) has no caller to reach.
+	started := c.background(logged(c.log, "undoing an acquisition of unknown outcome", func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		id := holdID(p.spec().key, field)
@@ -3565,7 +3561,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 				return
 			}
 		}
-	})
+	}))
 	if !started && !recheck {
 		// Close began and runs no more background work, but waits for the
 		// acquisition that calls this: undo here. (A settled attempt was

@@ -764,8 +764,9 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 		runOwnedByAll(clientsOf(l), func() {
 			defer wg.Done()
 			// No caller to reach, and a panic here would crash the process.
-			defer recoverLogged(loggerOf(l), "giving back a lost MultiLock's member")
-			_ = l.Unlock(giveBackCtx(l, mh.ctxs[i]))
+			logged(loggerOf(l), "giving back a lost MultiLock's member", func() {
+				_ = l.Unlock(giveBackCtx(l, mh.ctxs[i]))
+			})()
 		})
 	}
 	go func() {

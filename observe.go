@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"runtime/debug"
 	"time"
 )
 
@@ -236,7 +235,6 @@ type holdObs struct {
 }
 
 func (h *holdObs) ended(cause error) {
-	defer recoverObserver(h.log, "HoldEnd")
 	e := HoldEvent{Held: h.end.Sub(h.start), Err: cause}
 	switch {
 	case errors.Is(cause, context.Canceled):
@@ -248,7 +246,7 @@ func (h *holdObs) ended(cause error) {
 	default:
 		e.Cause = EndLost
 	}
-	h.o.HoldEnd(h.ctx, h.op, e)
+	observerCall(h.log, "HoldEnd", func() { h.o.HoldEnd(h.ctx, h.op, e) })
 }
 
 // waitStats counts what waitNotified did for one acquisition. An observed
@@ -382,14 +380,15 @@ func endAcquireOnPanic(o Observer, octx context.Context, op Op, start time.Time,
 	o.AcquireEnd(octx, op, AcquireEvent{Outcome: Failed, Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Retries: st.retries, Err: errPanicked})
 }
 
-// recoverObserver, deferred around a call of HoldEnd, Renewal or Guard,
-// logs a panic of the Observer instead of letting it through: these report
-// the engine's own events, often on its own goroutines, where a panic would
+// observerCall runs f, a call of HoldEnd, Renewal, Guard (or a release's
+// ReleaseStart no caller waits for), and logs a panic of the Observer (even
+// a panic(nil): catch) instead of letting it through: these report the
+// engine's own events, often on its own goroutines, where a panic would
 // crash the process or leave the engine's work (ending holds, renewing
 // leases, registering a grant) half done.
-func recoverObserver(log *slog.Logger, method string) {
-	if r := recover(); r != nil {
-		log.Error("Observer panicked; event dropped", "method", method, "panic", r, "stack", string(debug.Stack()))
+func observerCall(log *slog.Logger, method string, f func()) {
+	if v, stack, panicked := catch(f); panicked {
+		log.Error("Observer panicked; event dropped", "method", method, "panic", v, "stack", stack)
 	}
 }
 

@@ -2,10 +2,13 @@ package scriptlock
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -178,5 +181,76 @@ func TestUndoLaterPanicNil(t *testing.T) {
 	})
 	if n := calls.Load(); !ok || n != 2 {
 		t.Errorf("undo that panicked with nil once: done %v after %d calls; want done after 2", ok, n)
+	}
+}
+
+// nilHoldEnd is an Observer whose HoldEnd panics with nil once armed.
+type nilHoldEnd struct {
+	NopObserver
+	armed atomic.Bool
+}
+
+func (o *nilHoldEnd) HoldEnd(context.Context, Op, HoldEvent) {
+	if o.armed.Load() {
+		panic(nil)
+	}
+}
+
+// TestObserverHoldEndPanicNilLogged: under GODEBUG=panicnil=1 an Observer's
+// HoldEnd that panics with nil is logged, as any other panic of it is
+// (docs/operations.md), not dropped unsaid.
+func TestObserverHoldEndPanicNilLogged(t *testing.T) {
+	underPanicNil(t)
+	node := redistest.Server(t)
+	obs, logs := &nilHoldEnd{}, &logSink{}
+	c := newTestClient(t, node.Client(t), WithObserver(obs), WithLogger(slog.New(logs)))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "holdend-nil")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.armed.Store(true)
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	for _, l := range logs.logs {
+		if strings.HasPrefix(l, "ERROR Observer panicked") && strings.Contains(l, "method=HoldEnd") {
+			return
+		}
+	}
+	t.Errorf("HoldEnd's panic(nil) not logged; log:\n%s", strings.Join(logs.logs, "\n"))
+}
+
+// TestBackgroundLeavePanicNilLogged: under GODEBUG=panicnil=1 a wait's
+// background leave of its line that panics with nil (a client wrapper's) is
+// logged, as any other panic of it is.
+func TestBackgroundLeavePanicNilLogged(t *testing.T) {
+	underPanicNil(t)
+	node := redistest.Server(t)
+	cmd, err := generated.FairCancelCommand(node.Client(t), "k", "q", "t", "w", "o", "publish", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	h := newTestClient(t, node.Client(t))
+	rc := newPanickyClient(node.Client(t), scriptRuns(cmd.Commands()[1]))
+	rc.nilValue.Store(true)
+	rc.left.Store(-1)
+	c := newTestClient(t, rc, WithKeyPrefix(h.cfg.prefix), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	ctx := testCtx(t, 20*time.Second)
+	hl, l := mustFair(t, h, "leave-panic-nil"), mustFair(t, c, "leave-panic-nil")
+	held, err := hl.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hl.Unlock(held) }()
+	if _, err := l.TryLock(ctx, 300*time.Millisecond); err == nil {
+		t.Fatal("TryLock took a held lock")
+	}
+	if !eventually(5*time.Second, func() bool { return strings.Contains(logs.String(), "panic recovered") }) {
+		t.Fatalf("the leave's panic(nil) was not logged; log:\n%s", logs.String())
 	}
 }

@@ -1,6 +1,9 @@
 package scriptlock
 
-import "runtime/debug"
+import (
+	"log/slog"
+	"runtime/debug"
+)
 
 // Whether a call panicked is told by whether the code after it ran, never
 // by recover's value: under GODEBUG=panicnil=1 (a program whose go.mod says
@@ -49,4 +52,14 @@ func catch(f func()) (v any, stack string, panicked bool) {
 		returned = true
 	}()
 	return v, stack, !returned
+}
+
+// logged is f, background work that no caller waits for, logging its panic
+// (even a panic(nil): catch) instead of letting it crash the process.
+func logged(log *slog.Logger, what string, f func()) func() {
+	return func() {
+		if v, stack, panicked := catch(f); panicked {
+			log.Error("panic recovered", "in", what, "panic", v, "stack", stack)
+		}
+	}
 }

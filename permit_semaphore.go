@@ -405,11 +405,10 @@ func (s *PermitSemaphore) release(ctx context.Context, wire []byte) (int64, erro
 func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Duration) {
 	c := s.c
 	undo := func(ctx context.Context) error { return s.undoOnce(ctx, wire, record) }
-	started := c.background(func() {
-		// A panic of its calls (a client wrapper's) has no caller to reach.
-		defer recoverLogged(c.log, "undoing a permit acquisition of unknown outcome")
+	// A panic of its calls (a client wrapper's) has no caller to reach.
+	started := c.background(logged(c.log, "undoing a permit acquisition of unknown outcome", func() {
 		c.undoUntil(time.Now().Add(max(lease, c.recordTTL)), s.cfg.releaseTimeout, undo)
-	})
+	}))
 	if !started {
 		// Close began and runs no more background work, but waits for this
 		// acquisition: undo here.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -1076,8 +1074,8 @@ func (r *RedLock) giveBack(h *redHeld) {
 		release := func() {
 			defer wg.Done()
 			defer h.stops[i](context.Canceled)
-			defer recoverObserver(m.c.log, "ReleaseStart") // no caller to reach
-			_ = m.Unlock(nctx)
+			// No caller to reach.
+			observerCall(m.c.log, "ReleaseStart", func() { _ = m.Unlock(nctx) })
 		}
 		if !m.c.background(release) {
 			go release() // Close has begun: it ends the hold anyway
@@ -1133,14 +1131,6 @@ type firstPanic struct {
 	mu    sync.Mutex
 	set   bool
 	value any
-}
-
-// recoverLogged, deferred in background work that no caller waits for,
-// logs its panic instead of letting it crash the process.
-func recoverLogged(log *slog.Logger, what string) {
-	if r := recover(); r != nil {
-		log.Error("panic recovered", "in", what, "panic", r, "stack", string(debug.Stack()))
-	}
 }
 
 // run runs f, one of the goroutines' work, and keeps its panic (catch).

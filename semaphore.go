@@ -386,9 +386,8 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	// A DrainPermits of this Client waits for the give-back (givenBack):
 	// the permits come back before it drains, not after.
 	done := c.givingBackStart(s.key)
-	started := c.background(func() {
-		// A panic of its calls (a client wrapper's) has no caller to reach.
-		defer recoverLogged(c.log, "undoing a semaphore acquisition of unknown outcome")
+	// A panic of its calls (a client wrapper's) has no caller to reach.
+	started := c.background(logged(c.log, "undoing a semaphore acquisition of unknown outcome", func() {
 		defer done()
 		if hook != nil {
 			hook()
@@ -419,7 +418,7 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		} else if given.Load() == 0 && time.Since(sent) >= c.recordTTL {
 			s.undoFailed(n, false, nil)
 		}
-	})
+	}))
 	if !started {
 		defer done()
 		// Close began and runs no more background work, but waits for this

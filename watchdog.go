@@ -556,8 +556,7 @@ func retryWithin(every time.Duration, now, at time.Time) time.Duration {
 // report calls the Observer's Renewal; a panic is logged, not let through
 // (it would crash the process from the watchdog's goroutine).
 func (w *watchdog) report(e RenewalEvent) {
-	defer recoverObserver(w.log, "Renewal")
-	w.obs.Renewal(e)
+	observerCall(w.log, "Renewal", func() { w.obs.Renewal(e) })
 }
 
 var errNotHeldOnServer = errors.New("renewal found the lock no longer held by this owner")
