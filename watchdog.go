@@ -48,7 +48,7 @@ type watchdog struct {
 	ownerID func(key string) string
 	// renewedHook, when set (by tests only, before the first hold), runs
 	// after a round trip's replies arrived and before the renewed holds are
-	// re-armed from them.
+	// re-armed from them (and put back in the schedule).
 	renewedHook func()
 	// sendHook, when set (by tests only, before the first hold), runs after
 	// a batch was taken from the schedule and before it is sent.
@@ -476,12 +476,11 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 			r.due = now.Add(retryWithin(renewEvery(r.h, r.every), now, monoTime(r.h.lossAt.Load())))
 			heap.Push(&w.queue, r)
 		case rep.err == nil && rep.held:
+			// Back in the schedule once the deadline it set is armed
+			// (below).
 			w.renewals.Add(1)
-			// A call of unknown outcome bounds the deadline each renewal
-			// sets by its lease (see Client.leaseUnknown).
-			r.due = now.Add(renewEvery(r.h, r.every))
-			heap.Push(&w.queue, r)
 			renewed = append(renewed, r)
+			continue
 		case (rep.err == nil || otherKind(rep.err)) && !r.h.releasing.Load():
 			// Gone: another owner's, or a name another kind of lock took
 			// (WRONGTYPE after a delete elsewhere), which no retry changes.
@@ -508,7 +507,7 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 		}
 	}
 	w.mu.Unlock()
-	if len(batch) > ended+len(lost) {
+	if len(batch) > ended+len(lost)+len(renewed) {
 		// Back in the schedule, which run may be waiting on without them.
 		signal(w.kick)
 	}
@@ -518,6 +517,7 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	for _, r := range renewed {
 		w.onRenewed(r.h, sent)
 	}
+	w.requeue(renewed, sent)
 	// Every lost hold ends before the Observer hears of any (HoldEnd, then
 	// Renewal): its time is not the owners' time under a lock found gone.
 	// The reports go to the reporter, in that order: a logger or Observer
@@ -535,6 +535,39 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	if len(reports) > 0 {
 		w.rep.add(reports...)
 	}
+}
+
+// requeue puts holds whose renewal sent at sent was confirmed, and whose
+// loss deadlines that renewal has moved on, back in the schedule. The lease
+// it set counts from when it was sent, and so does the next renewal, due a
+// renewal interval later (at once when the round trip took longer; a call
+// of unknown outcome shortens the interval, see Client.leaseUnknown):
+// counted from the reply, on a link whose round trip is a good part of the
+// lease, the next reply came after the deadline this one set. And only once
+// that deadline is armed: a round taking a hold due at once before would
+// cut its renewal off at the deadline before, ending it as lost while the
+// server renewed it.
+func (w *watchdog) requeue(renewed []*renewal, sent time.Time) {
+	if len(renewed) == 0 {
+		return
+	}
+	w.mu.Lock()
+	for _, r := range renewed {
+		if r.h.released() {
+			// Ended since its reply came: Client.end found it out of the
+			// schedule with no renewal in flight, and removed nothing.
+			r.soon = false
+			continue
+		}
+		r.due = sent.Add(renewEvery(r.h, r.every))
+		if r.soon {
+			r.soon = false
+			r.due = time.Now()
+		}
+		heap.Push(&w.queue, r)
+	}
+	w.mu.Unlock()
+	signal(w.kick)
 }
 
 // retryWithin is how soon a renewal that failed is made again: a quarter
