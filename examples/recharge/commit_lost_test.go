@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scriptlock/scriptlock/examples/recharge"
+	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
@@ -23,29 +24,7 @@ func TestCommitReplyLostRetryReplayed(t *testing.T) {
 	bk, proxy, _ := proxiedPostgres(t)
 	e := newEnv(t, bk, 1, noWork, nil, true)
 
-	proxy.HoldOn("commit")
-	first := make(chan httpAnswer, 1)
-	go func() { first <- e.post(t, "1", "k1") }()
-	waitHeld(t, proxy, "the payment's commit", func() bool { return true })
-	proxy.CutHeld()
-	a := <-first
-	if a.code != http.StatusServiceUnavailable {
-		t.Errorf("first, its commit's reply lost: %d %s; want 503", a.code, strings.TrimSpace(a.body))
-	}
-	if c := e.svc.Counts(); c.Credited != 0 || c.Unconfirmed != 1 {
-		t.Errorf("service counts %+v after the commit's reply was lost; want 1 unconfirmed, none credited", c)
-	}
-	proxy.Thaw() // the commit reaches the server now: the credit is made
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, ok, err := e.store.Payment(t.Context(), 1); err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the held commit never landed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	loseCommitReply(t, e, proxy)
 	again := e.post(t, "1", "k1")
 	if again.code != http.StatusOK || again.out.Outcome != "credited" || again.out.Amount != amount {
 		t.Errorf("retry after the lost commit reply: %d %s; want credited", again.code, strings.TrimSpace(again.body))
@@ -150,28 +129,7 @@ func TestCommitReplyLostUnsafeRetryCredited(t *testing.T) {
 	url, gc := serve(t, srv)
 	e := &env{store: store, svc: svc, url: url, grpc: gc}
 
-	proxy.HoldOn("commit")
-	first := make(chan httpAnswer, 1)
-	go func() { first <- e.post(t, "1", "k1") }()
-	waitHeld(t, proxy, "the payment's commit", func() bool { return true })
-	proxy.CutHeld()
-	if a := <-first; a.code != http.StatusServiceUnavailable {
-		t.Errorf("first, its commit's reply lost: %d %s; want 503", a.code, strings.TrimSpace(a.body))
-	}
-	if c := e.svc.Counts(); c.Credited != 0 || c.Unconfirmed != 1 {
-		t.Errorf("service counts %+v after the commit's reply was lost; want 1 unconfirmed, none credited", c)
-	}
-	proxy.Thaw() // the commit reaches the server now: the credit is made
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, ok, err := e.store.Payment(t.Context(), 1); err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the held commit never landed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	loseCommitReply(t, e, proxy)
 	if again := e.post(t, "1", "k1"); again.code != http.StatusOK || again.out.Outcome != "credited" || !again.replayed {
 		t.Errorf("retry after the lost commit reply: %d %s (replayed %v); want credited, replayed", again.code, strings.TrimSpace(again.body), again.replayed)
 	}
@@ -193,6 +151,21 @@ func TestCommitReplyLostOtherRequestAlreadyProcessed(t *testing.T) {
 	bk, proxy, _ := proxiedPostgres(t)
 	e := newEnv(t, bk, 1, noWork, nil, true)
 
+	loseCommitReply(t, e, proxy)
+	if other := e.post(t, "1", ""); other.code != http.StatusOK || other.out.Outcome != "already processed" {
+		t.Errorf("another request for the order: %d %s; want already processed", other.code, strings.TrimSpace(other.body))
+	}
+	if c := e.svc.Counts(); c.Credited != 1 || c.AlreadyProcessed != 1 || c.Unconfirmed != 0 {
+		t.Errorf("service counts %+v after another request found the credit; want 1 credited, 1 already processed, none unconfirmed", c)
+	}
+}
+
+// loseCommitReply makes order 1's payment, with Idempotency-Key k1, whose
+// COMMIT reaches PostgreSQL only after its connection broke (the credit is
+// made, the answer lost): answered 503 and counted Unconfirmed. It returns
+// once the credit has landed.
+func loseCommitReply(t *testing.T, e *env, proxy *netproxy.Proxy) {
+	t.Helper()
 	proxy.HoldOn("commit")
 	first := make(chan httpAnswer, 1)
 	go func() { first <- e.post(t, "1", "k1") }()
@@ -201,21 +174,18 @@ func TestCommitReplyLostOtherRequestAlreadyProcessed(t *testing.T) {
 	if a := <-first; a.code != http.StatusServiceUnavailable {
 		t.Errorf("first, its commit's reply lost: %d %s; want 503", a.code, strings.TrimSpace(a.body))
 	}
+	if c := e.svc.Counts(); c.Credited != 0 || c.Unconfirmed != 1 {
+		t.Errorf("service counts %+v after the commit's reply was lost; want 1 unconfirmed, none credited", c)
+	}
 	proxy.Thaw() // the commit reaches the server now: the credit is made
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if _, ok, err := e.store.Payment(t.Context(), 1); err == nil && ok {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the held commit never landed")
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	if other := e.post(t, "1", ""); other.code != http.StatusOK || other.out.Outcome != "already processed" {
-		t.Errorf("another request for the order: %d %s; want already processed", other.code, strings.TrimSpace(other.body))
-	}
-	if c := e.svc.Counts(); c.Credited != 1 || c.AlreadyProcessed != 1 || c.Unconfirmed != 0 {
-		t.Errorf("service counts %+v after another request found the credit; want 1 credited, 1 already processed, none unconfirmed", c)
 	}
 }
