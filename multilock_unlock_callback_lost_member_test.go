@@ -36,51 +36,7 @@ func TestMultiLockUnlockFromGiveBackCallbackOfMember(t *testing.T) {
 					b = mustMulti(t, []Locker{mustMutex(t, observed[0], name+"-b0"), mustMutex(t, observed[1], name+"-b1")})
 				}
 				ml := mustMulti(t, []Locker{a, b})
-				ctx := testCtx(t, 30*time.Second)
-				octx := WithOwner(ctx, "job")
-				outer, err := ml.Lock(octx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				lctx := outer
-				if how == "ByOwner" {
-					// The lost hold is the owner's most recent, above a live one.
-					if lctx, err = ml.Lock(octx); err != nil {
-						t.Fatal(err)
-					}
-				}
-				mh := lctx.Value(ml.key).(*multiHeld)
-				inner := func() error { return ml.Unlock(lctx) }
-				if how == "ByOwner" {
-					inner = func() error { return ml.Unlock(WithOwner(ctx, "job")) }
-				}
-				obs.unlock.Store(&inner)
-				if err := a.Unlock(mh.ctxs[0]); err != nil {
-					t.Fatal(err)
-				}
-				select {
-				case err := <-obs.err:
-					if !errors.Is(err, ErrNotHeld) {
-						t.Errorf("the Unlock from the give-back's callback: %v, want ErrNotHeld", err)
-					}
-				case <-time.After(10 * time.Second):
-					t.Fatalf("Unlock from an Observer's ReleaseStart for a %s member given back by the lost MultiLock still running after 10s", member)
-				}
-				select {
-				case <-mh.givenBack:
-				case <-time.After(10 * time.Second):
-					t.Fatal("the give-back of the lost MultiLock still running after 10s")
-				}
-				if how == "ByOwner" {
-					if err := outer.Err(); err != nil {
-						t.Fatalf("the owner's earlier hold ended: %v", err)
-					}
-					if err := ml.Unlock(outer); err != nil {
-						t.Fatal(err)
-					}
-				} else if err := ml.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
-					t.Errorf("Unlock after the loss: %v, want ErrNotHeld", err)
-				}
+				unlockFromGiveBack(t, ml, a, obs, how, "for a "+member+" member given back by the lost MultiLock")
 			})
 		}
 	}
