@@ -80,14 +80,27 @@ if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], '0')
--- Recorded as an integer, which the give-back adds back with INCRBY and a
--- repeat answers: an integer as it was; a float (Redisson's addPermits
+-- Recorded as an integer INCRBY takes, which the give-back adds back and a
+-- repeat answers: an integer as Redis writes one (leading zeros dropped:
+-- INCRBY refuses "007", which only a hand-written SET makes, so the
+-- give-back failed for the record's whole life; "-0" as 0), past 2^63 - 1
+-- either way capped there; a float (Redisson's addPermits
 -- writes a sum of 10^17 or more either way as one, "1.152921504606847e+18")
 -- as the integer it stands for, 2^63 and beyond as 2^63 - 1, -2^63 and
 -- below as -2^63. Read back from the float itself, a repeat answered its
 -- leading digits ("-1e+17": -1).
 local taken = value
-if not string.match(value, '^-?%d+$') then
+local sign, digits = string.match(value, '^(-?)0*(%d+)$')
+if digits then
+  if digits == '0' then
+    sign = ''
+  end
+  local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
+  if #digits > 19 or (#digits == 19 and digits > max) then
+    digits = max
+  end
+  taken = sign .. digits
+else
   local n = tonumber(value)
   if n >= 9223372036854775807 then
     taken = '9223372036854775807'
@@ -108,7 +121,7 @@ return math.min(tonumber(taken), 9007199254740991)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "25112a476afd7f1a112402102042d72cfd5f3a07"
+const semaphoreDrainSHA1 = "3906c3c8d9ea17dffa0102b488ecd47027f00245"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
