@@ -29,7 +29,8 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- is undone and fails with RANGE: replies and comparisons go through Lua
 -- numbers, which are exact only that far.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
--- another kind's hash with WRONGTYPE, before anything is written.
+-- another kind's hash with WRONGTYPE, as does a lease set of another type,
+-- before anything is written.
 -- A positive n whose message the caller's ACL user may not publish (Redis 7
 -- gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 -- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
@@ -68,6 +69,10 @@ local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+-- Read before anything is written: a lease set of another type fails the
+-- call here (WRONGTYPE) with nothing written; the PERSIST below took that
+-- key's TTL after the count had changed.
+redis.call('zcard', KEYS[2])
 if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd then
   -- acl_check_cmd raises on a command the server lacks (SPUBLISH renamed
   -- away on Redis 7): that is the refusal the Client makes the call again
@@ -107,7 +112,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "3e9611da378d08a348f1a197fe0a4ba9105e663b"
+const permitAddPermitsSHA1 = "4035647ef593443b99f487863f8027d394f85fce"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -127,7 +132,8 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // is undone and fails with RANGE: replies and comparisons go through Lua
 // numbers, which are exact only that far.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
-// another kind's hash with WRONGTYPE, before anything is written.
+// another kind's hash with WRONGTYPE, as does a lease set of another type,
+// before anything is written.
 // A positive n whose message the caller's ACL user may not publish (Redis 7
 // gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 // (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
