@@ -53,12 +53,23 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
--- still wakes every one (and a Go waiter as many as it has).
+-- still wakes every one (and a Go waiter as many as it has). Always an
+-- integer (a count below -2^31 capped there): a count another client wrote
+-- as a float (Redisson's addPermits, past 10^17 either way) or by hand
+-- ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+-- Redisson waiter could not read the message.
 local function javaCount(v)
-  if tonumber(v) > 2147483647 then
+  local n = tonumber(v)
+  if n ~= n then
+    return '0'
+  end
+  if n > 2147483647 then
     return '2147483647'
   end
-  return v
+  if n < -2147483648 then
+    return '-2147483648'
+  end
+  return string.format('%d', n)
 end
 -- printable is a channel as an error reply may show it: the lock's name in
 -- it is any bytes, and a control byte (a line break) would cut the reply.
@@ -112,7 +123,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "4035647ef593443b99f487863f8027d394f85fce"
+const permitAddPermitsSHA1 = "3c674063be8a62515f7c4a07979bb55a4ed8be66"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -142,7 +153,11 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // javaCount is a count as a message carries it: a Redisson waiter reads
 // the message as a Long and wakes intValue() of its acquirers, so a count
 // past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
-// still wakes every one (and a Go waiter as many as it has).
+// still wakes every one (and a Go waiter as many as it has). Always an
+// integer (a count below -2^31 capped there): a count another client wrote
+// as a float (Redisson's addPermits, past 10^17 either way) or by hand
+// ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+// Redisson waiter could not read the message.
 //
 // Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {

@@ -34,12 +34,23 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
--- still wakes every one (and a Go waiter as many as it has).
+-- still wakes every one (and a Go waiter as many as it has). Always an
+-- integer (a count below -2^31 capped there): a count another client wrote
+-- as a float (Redisson's addPermits, past 10^17 either way) or by hand
+-- ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+-- Redisson waiter could not read the message.
 local function javaCount(v)
-  if tonumber(v) > 2147483647 then
+  local n = tonumber(v)
+  if n ~= n then
+    return '0'
+  end
+  if n > 2147483647 then
     return '2147483647'
   end
-  return v
+  if n < -2147483648 then
+    return '-2147483648'
+  end
+  return string.format('%d', n)
 end
 local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
@@ -90,7 +101,7 @@ return math.min(value, 9007199254740991)
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "b2c71f9f872b8beb5ba01b0cc42496ef9f04b8cb"
+const permitAvailableSHA1 = "4a8993284b0becfe3c609919b1fab78fd36e768f"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
@@ -107,7 +118,11 @@ var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 // javaCount is a count as a message carries it: a Redisson waiter reads
 // the message as a Long and wakes intValue() of its acquirers, so a count
 // past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
-// still wakes every one (and a Go waiter as many as it has).
+// still wakes every one (and a Go waiter as many as it has). Always an
+// integer (a count below -2^31 capped there): a count another client wrote
+// as a float (Redisson's addPermits, past 10^17 either way) or by hand
+// ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+// Redisson waiter could not read the message.
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string, rewake bool) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{

@@ -60,12 +60,23 @@ const permitSetPermitsSource = `#!lua flags=allow-oom
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
--- still wakes every one (and a Go waiter as many as it has).
+-- still wakes every one (and a Go waiter as many as it has). Always an
+-- integer (a count below -2^31 capped there): a count another client wrote
+-- as a float (Redisson's addPermits, past 10^17 either way) or by hand
+-- ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+-- Redisson waiter could not read the message.
 local function javaCount(v)
-  if tonumber(v) > 2147483647 then
+  local n = tonumber(v)
+  if n ~= n then
+    return '0'
+  end
+  if n > 2147483647 then
     return '2147483647'
   end
-  return v
+  if n < -2147483648 then
+    return '-2147483648'
+  end
+  return string.format('%d', n)
 end
 -- refusal is the error the publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
@@ -139,7 +150,7 @@ return value
 `
 
 // permitSetPermitsSHA1 is the SHA-1 of permitSetPermitsSource, the name SCRIPT LOAD gives it.
-const permitSetPermitsSHA1 = "c29883b7f25a397976e67d5884af77ef3cbbdfc2"
+const permitSetPermitsSHA1 = "ea7481c406d682ea20c4bb1f177694925fae88bf"
 
 var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSource)
 
@@ -174,7 +185,11 @@ var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSourc
 // javaCount is a count as a message carries it: a Redisson waiter reads
 // the message as a Long and wakes intValue() of its acquirers, so a count
 // past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
-// still wakes every one (and a Go waiter as many as it has).
+// still wakes every one (and a Go waiter as many as it has). Always an
+// integer (a count below -2^31 capped there): a count another client wrote
+// as a float (Redisson's addPermits, past 10^17 either way) or by hand
+// ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+// Redisson waiter could not read the message.
 //
 // Redis script flags: allow-oom.
 func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration, slack time.Duration) (int64, error) {

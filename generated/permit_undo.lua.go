@@ -41,12 +41,23 @@ const permitUndoSource = `#!lua flags=allow-oom
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
--- still wakes every one (and a Go waiter as many as it has).
+-- still wakes every one (and a Go waiter as many as it has). Always an
+-- integer (a count below -2^31 capped there): a count another client wrote
+-- as a float (Redisson's addPermits, past 10^17 either way) or by hand
+-- ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+-- Redisson waiter could not read the message.
 local function javaCount(v)
-  if tonumber(v) > 2147483647 then
+  local n = tonumber(v)
+  if n ~= n then
+    return '0'
+  end
+  if n > 2147483647 then
     return '2147483647'
   end
-  return v
+  if n < -2147483648 then
+    return '-2147483648'
+  end
+  return string.format('%d', n)
 end
 -- refusal is the error a publish of this call would fail with after its
 -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
@@ -114,7 +125,7 @@ return 1
 `
 
 // permitUndoSHA1 is the SHA-1 of permitUndoSource, the name SCRIPT LOAD gives it.
-const permitUndoSHA1 = "aa165b79948f41fa8102cfba69e2d4e697be784c"
+const permitUndoSHA1 = "48cbd60a13b0f3cb0d2d0b7908750ad27b476750"
 
 var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 
@@ -134,7 +145,11 @@ var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 // javaCount is a count as a message carries it: a Redisson waiter reads
 // the message as a Long and wakes intValue() of its acquirers, so a count
 // past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
-// still wakes every one (and a Go waiter as many as it has).
+// still wakes every one (and a Go waiter as many as it has). Always an
+// integer (a count below -2^31 capped there): a count another client wrote
+// as a float (Redisson's addPermits, past 10^17 either way) or by hand
+// ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+// Redisson waiter could not read the message.
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitUndo returns.

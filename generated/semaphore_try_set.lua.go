@@ -47,12 +47,23 @@ const semaphoreTrySetSource = `#!lua
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
--- still wakes every one (and a Go waiter as many as it has).
+-- still wakes every one (and a Go waiter as many as it has). Always an
+-- integer (a count below -2^31 capped there): a count another client wrote
+-- as a float (Redisson's addPermits, past 10^17 either way) or by hand
+-- ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+-- Redisson waiter could not read the message.
 local function javaCount(v)
-  if tonumber(v) > 2147483647 then
+  local n = tonumber(v)
+  if n ~= n then
+    return '0'
+  end
+  if n > 2147483647 then
     return '2147483647'
   end
-  return v
+  if n < -2147483648 then
+    return '-2147483648'
+  end
+  return string.format('%d', n)
 end
 -- printable is a channel as an error reply may show it: the lock's name in
 -- it is any bytes, and a control byte (a line break) would cut the reply.
@@ -94,7 +105,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "7ebbcde36d4e85d47524e2ebf42e94cca7575b6d"
+const semaphoreTrySetSHA1 = "86cbc3852d5eeb30289070ee7a25dd59521e8017"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -119,7 +130,11 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 // javaCount is a count as a message carries it: a Redisson waiter reads
 // the message as a Long and wakes intValue() of its acquirers, so a count
 // past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
-// still wakes every one (and a Go waiter as many as it has).
+// still wakes every one (and a Go waiter as many as it has). Always an
+// integer (a count below -2^31 capped there): a count another client wrote
+// as a float (Redisson's addPermits, past 10^17 either way) or by hand
+// ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+// Redisson waiter could not read the message.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
@@ -130,6 +145,9 @@ func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, ch
 			Script:  "SemaphoreTrySet",
 			Value:   publish,
 		}
+	}
+	if err := checkNumbers("SemaphoreTrySet", "permits", permits); err != nil {
+		return false, err
 	}
 	if err := checkDurations("SemaphoreTrySet", "recordTTL", recordTTL); err != nil {
 		return false, err
@@ -179,6 +197,10 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 				Script:  "SemaphoreTrySet",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkNumbers("SemaphoreTrySet", "permits", calls[i].Permits); err != nil {
+			out[i].Err = err
 			continue
 		}
 		if err := checkDurations("SemaphoreTrySet", "recordTTL", calls[i].RecordTTL); err != nil {
@@ -235,6 +257,9 @@ func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, 
 			Script:  "SemaphoreTrySet",
 			Value:   publish,
 		}
+	}
+	if err := checkNumbers("SemaphoreTrySet", "permits", permits); err != nil {
+		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("SemaphoreTrySet", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err

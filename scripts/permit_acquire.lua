@@ -32,12 +32,23 @@
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
--- still wakes every one (and a Go waiter as many as it has).
+-- still wakes every one (and a Go waiter as many as it has). Always an
+-- integer (a count below -2^31 capped there): a count another client wrote
+-- as a float (Redisson's addPermits, past 10^17 either way) or by hand
+-- ("2.5"), which a repeat publishes as it finds it, is no Long, and a
+-- Redisson waiter could not read the message.
 local function javaCount(v)
-  if tonumber(v) > 2147483647 then
+  local n = tonumber(v)
+  if n ~= n then
+    return '0'
+  end
+  if n > 2147483647 then
     return '2147483647'
   end
-  return v
+  if n < -2147483648 then
+    return '-2147483648'
+  end
+  return string.format('%d', n)
 end
 local never = 922337203685477
 local count = redis.call('get', KEYS[1])
