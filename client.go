@@ -617,7 +617,10 @@ func (c *Client) ID() string { return c.id }
 // Unlock, which still works after Close, releases them. An acquisition of unknown
 // outcome (its reply lost), in flight or with its undo still failing, gets an
 // attempt to undo it, bounded by the release timeout and by a second, which
-// Close waits for. Close leaves rc open, and what a caller holds can still
+// Close waits for; an undo that needs longer (a slow link, a connection to
+// reopen first) is let go, and what it was to give back is left to its
+// lease (a Semaphore's permits, which have none, are logged as maybe lost).
+// Close leaves rc open, and what a caller holds can still
 // be given back after it: Semaphore.Release, PermitSemaphore.Release and
 // CountDownLatch.CountDown work as before (the other calls of those handles
 // fail with ErrClosed).
