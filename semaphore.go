@@ -245,7 +245,12 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		// Permits have no lease: a give-back that failed leaves them taken
 		// for good, which the log tells.
 		if err := s.undo(taken, n, s.cfg.releaseTimeout); err != nil {
-			s.c.log.Warn("semaphore permits may be lost: an acquisition granted after Close began could not give them back (Redis unreachable); give them back with AddPermits",
+			// Said as it happened: a refusal is no outage.
+			why := "no answer from Redis"
+			if redisRefusal(err) != nil {
+				why = "Redis refused the give-back"
+			}
+			s.c.log.Warn("semaphore permits may be lost: an acquisition granted after Close began could not give them back ("+why+"); give them back with AddPermits",
 				"semaphore", s.name, "key", s.key, "permits", n, "error", err.Error())
 		}
 		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
