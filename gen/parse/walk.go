@@ -300,8 +300,12 @@ type argPass struct {
 	// falsev is set for false or a comparison written in place (see
 	// walker.falseArgs).
 	falsev bool
-	kind   byte
-	text   string
+	// bad is what Redis refuses as a command argument that the call
+	// writes there in place, besides nil and false (see
+	// walker.badArgs).
+	bad  string
+	kind byte
+	text string
 }
 
 // paramCond is a test of the parameter param (0-based) of fn that holds
@@ -502,6 +506,24 @@ func (w *walker) condsOf(fn *ast.FunctionExpr) []paramCond {
 		}
 	}
 	return out
+}
+
+// badPassed is what a call of fn passes its parameter i that Redis
+// refuses as a command argument besides nil and false (see badArgs), of
+// a call that may run where the tests conds hold: "" for none. (A call
+// that passes true where the function uses the parameter only under
+// mode == 'set', f('get', true), never reaches the use.)
+func (w *walker) badPassed(fn *ast.FunctionExpr, i int, conds []paramCond) string {
+	bad := w.badArgs[fn][i]
+	if bad == "" || w.escaped[fn] {
+		return bad // (a call out of sight may pass the tests)
+	}
+	for _, args := range w.passes[fn] {
+		if i < len(args) && args[i].bad != "" && meets(args, conds) {
+			return args[i].bad
+		}
+	}
+	return ""
 }
 
 // nilPassed reports whether a call of fn passes nil or false (or nothing)
@@ -3275,6 +3297,7 @@ func (w *walker) expr(e ast.Expr) {
 					for i := range n {
 						args[i].nilv = w.passed(e.Args, i).Source == SourceNil
 						args[i].falsev = i < len(e.Args) && (isFalseExpr(e.Args[i]) || notStringExpr(e.Args, i) == "a comparison, true or false")
+						args[i].bad = notStringExpr(e.Args, i)
 						if i < len(e.Args)-1 || i < len(e.Args) && !expands(e.Args[i]) {
 							args[i].kind, args[i].text = literalPass(e.Args[i])
 						} else if len(e.Args) > 0 && expands(e.Args[len(e.Args)-1]) {
@@ -5987,7 +6010,7 @@ func (w *walker) settleElemParams() {
 		// Or true, a comparison, a table (f(a == b), f({})): refused too.
 		// (Not one the function tested first: if type(v) == 'table'. A
 		// test of its truth, if v then, leaves true or a table.)
-		if bad := w.badArgs[u.l.paramOf][u.l.param-1]; bad != "" && !u.tested && a.NotString == "" && a.MayNotString == "" {
+		if bad := w.badPassed(u.l.paramOf, u.l.param-1, u.conds); bad != "" && !u.tested && a.NotString == "" && a.MayNotString == "" {
 			a.MayNotString = u.name + ", a parameter that a call of its function passes " + bad
 			if u.via {
 				a.MayNotString = u.name + ", a local given the parameter " + u.l.name() + ", which a call of its function passes " + bad
