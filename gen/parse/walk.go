@@ -436,7 +436,9 @@ func (w *walker) falsePassed(fn *ast.FunctionExpr, i int, conds []paramCond) boo
 
 // setAndFalse records an assignment of e to the local name (see
 // local.andFalse).
-func (w *walker) setAndFalse(name string, e ast.Expr) {
+// copied is set when e is a copy of a local that may hold such a false
+// there (see andFalseCopies).
+func (w *walker) setAndFalse(name string, e ast.Expr, copied bool) {
 	l, i := w.lookup(name)
 	if l == nil {
 		return
@@ -450,11 +452,27 @@ func (w *walker) setAndFalse(name string, e ast.Expr) {
 		}
 	}
 	switch {
-	case comparison:
+	case comparison || copied:
 		l.andFalse = true
 	case i == len(w.scopes)-1:
 		l.andFalse = false
 	}
+}
+
+// andFalseCopies reports, for each of the first n values of list, whether
+// it is a local of the function being walked that may hold the false of
+// an and (see local.andFalse), untested there: a copy of it (local b = a)
+// holds that false too. (Read before any is assigned: a, b = b, a.)
+func (w *walker) andFalseCopies(list []ast.Expr, n int) []bool {
+	out := make([]bool, n)
+	for i := range min(n, len(list)) {
+		if id, ok := list[i].(*ast.IdentExpr); ok {
+			if l, _ := w.lookup(id.Value); l != nil && l.andFalse && l.fn == w.depth && !w.guarded(l) {
+				out[i] = true
+			}
+		}
+	}
+	return out
 }
 
 // setMayParam records an assignment of e to the local name (see
@@ -1555,6 +1573,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			isVal[i] = i < len(s.Rhs) && w.isValue(s.Rhs[i])
 		}
 		copies := w.testedCopies(s.Rhs, len(s.Lhs))
+		andFalses := w.andFalseCopies(s.Rhs, len(s.Lhs))
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
 			if !ok || !w.isLocal(id.Value) {
@@ -1576,7 +1595,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				l.indexOf = 0
 			}
 			w.setMayParam(id.Value, elemAt(s.Rhs, i))
-			w.setAndFalse(id.Value, elemAt(s.Rhs, i))
+			w.setAndFalse(id.Value, elemAt(s.Rhs, i), andFalses[i])
 			if copies[i] {
 				w.guard([]string{id.Value})
 			}
@@ -1606,6 +1625,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 		}
 		copies := w.testedCopies(s.Exprs, len(s.Names))
+		andFalses := w.andFalseCopies(s.Exprs, len(s.Names))
 		for i, n := range s.Names {
 			w.declare(n, values[i])
 			if i < len(s.Exprs) {
@@ -1624,7 +1644,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.setNil(n, nils[i])
 			w.setNumArg(n, numArgs[i], elemAt(s.Exprs, i))
 			w.setOrNotString(n, elemAt(s.Exprs, i))
-			w.setAndFalse(n, elemAt(s.Exprs, i))
+			w.setAndFalse(n, elemAt(s.Exprs, i), andFalses[i])
 			if l, _ := w.lookup(n); l != nil && l.table {
 				l.ctor = ctors[i]
 			}
