@@ -6870,6 +6870,46 @@ func (w *walker) returnedReplyIn(e *ast.FuncCallExpr, seen []*ast.FunctionExpr) 
 	return i, r, ok
 }
 
+// returnedParam is the index of the parameter a call e of a local function
+// gives back when the function's one return, which ends it, gives that
+// parameter, untested and unassigned there, as its first value (local
+// function id(x) return x end).
+func (w *walker) returnedParam(e *ast.FuncCallExpr) (int, bool) {
+	l := w.fixedFunc(e.Func)
+	if l == nil || e.Receiver != nil || l.fnExpr.ParList == nil || !exits(l.fnExpr.Stmts) {
+		return 0, false
+	}
+	var rets []*ast.ReturnStmt
+	inspectShallow(l.fnExpr.Stmts, func(s ast.Stmt) {
+		if r, ok := s.(*ast.ReturnStmt); ok {
+			rets = append(rets, r)
+		}
+	}, func(ast.Expr) {})
+	if len(rets) != 1 || len(rets[0].Exprs) == 0 {
+		return 0, false
+	}
+	id, ok := rets[0].Exprs[0].(*ast.IdentExpr)
+	if !ok {
+		return 0, false
+	}
+	p := slices.Index(l.fnExpr.ParList.Names, id.Value)
+	if p < 0 || !slices.Contains(w.retParams[l.fnExpr], p) {
+		return 0, false // (another name, or one assigned or tested first)
+	}
+	return p, true
+}
+
+// makesCall reports whether e calls a function anywhere.
+func makesCall(e ast.Expr) bool {
+	found := false
+	inspect([]ast.Stmt{&ast.ReturnStmt{Exprs: []ast.Expr{e}}}, func(ast.Stmt) {}, func(e ast.Expr) {
+		if _, ok := e.(*ast.FuncCallExpr); ok {
+			found = true
+		}
+	})
+	return found
+}
+
 // nilSourceOf is what e holds when it is a command's reply or tonumber of
 // one (or a local holding either), for a local assigned e; call is the index
 // in File.Calls e's own redis.call will have.
@@ -6881,6 +6921,14 @@ func (w *walker) nilSourceOf(e ast.Expr, call int) nilSource {
 		}
 		if i, r, ok := w.returnedReply(x); ok {
 			return nilSource{set: true, call: i, command: r.Command}
+		}
+		// A local function that gives its parameter back (local function
+		// id(x) return x end): what the call passes it. (Only past
+		// arguments that make no call: the index call is that of the
+		// first redis.call the arguments make.)
+		if p, ok := w.returnedParam(x); ok && p < len(x.Args) && !(p == len(x.Args)-1 && expands(x.Args[p]) && !isCall(x.Args[p])) &&
+			!slices.ContainsFunc(x.Args[:p], makesCall) {
+			return w.nilSourceOf(x.Args[p], call)
 		}
 		if arg, ok := w.tonumberArg(x); ok {
 			if ns := w.nilSourceOf(arg, call); ns.set && !ns.tonumber {
