@@ -1679,6 +1679,8 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.push()
 		w.stmts(s.Stmts)
 		w.popSure()
+		// local v; do v = 'x' end: v holds a value after it.
+		w.guardGiven(w.blockGives(s.Stmts))
 	case *ast.WhileStmt:
 		w.loop(func() {
 			w.cond(s.Condition)
@@ -1722,6 +1724,12 @@ func (w *walker) stmt(s ast.Stmt) {
 		// while true is.
 		if alwaysFalse(s.Condition) {
 			w.leftByBreaks(s.Stmts)
+		}
+		// local v; repeat v = (v or 0) + 1 until v > 3: the body runs
+		// once at least, so with no break a value it gives v on every
+		// path is held after it.
+		if !breaks(s.Stmts) {
+			w.guardGiven(w.blockGives(s.Stmts))
 		}
 	case *ast.IfStmt:
 		defer w.probe(s.Condition)()
@@ -2130,12 +2138,39 @@ func (w *walker) givesAfter(gives bool, st ast.Stmt, name string) (bool, bool) {
 		} else if assigns([]ast.Stmt{x}, name) {
 			gives = false
 		}
-	case *ast.DoBlockStmt, *ast.WhileStmt, *ast.RepeatStmt, *ast.GenericForStmt:
+	case *ast.DoBlockStmt:
+		if w.branchGives(x.Stmts, name) {
+			gives = true
+		} else if assigns([]ast.Stmt{x}, name) {
+			gives = false
+		}
+	case *ast.RepeatStmt:
+		if !breaks(x.Stmts) && w.branchGives(x.Stmts, name) {
+			gives = true
+		} else if assigns([]ast.Stmt{x}, name) {
+			gives = false
+		}
+	case *ast.WhileStmt, *ast.GenericForStmt:
 		if assigns([]ast.Stmt{x}, name) {
 			gives = false
 		}
 	}
 	return gives, false
+}
+
+// blockGives lists the names a block that runs once at least (a do block,
+// the body of a repeat no break leaves) gives a value that is neither nil
+// nor false on every path that goes on after it (see branchGives).
+func (w *walker) blockGives(list []ast.Stmt) []string {
+	w.judged = append(w.judged, list)
+	defer func() { w.judged = w.judged[:len(w.judged)-1] }()
+	var given []string
+	for _, n := range assignedNames(list) {
+		if w.branchGives(list, n) {
+			given = append(given, n)
+		}
+	}
+	return given
 }
 
 // forGives reports whether a numeric for leaves name holding a value that
