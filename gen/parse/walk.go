@@ -6821,6 +6821,17 @@ func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, [
 			out[i].LuaNil = true // v = nil: not false
 		}
 	}
+	// local mode, v = f(): the names past the list take the values after
+	// the first of a call last, a command's reply among them.
+	if len(list) > 0 {
+		if c, ok := list[len(list)-1].(*ast.FuncCallExpr); ok && !c.AdjustRet {
+			for i := len(list); i < len(out); i++ {
+				if j, r, ok := w.returnedReplyIn(c, nil, i-(len(list)-1)); ok {
+					nils[i] = nilSource{set: true, call: j, command: r.Command}
+				}
+			}
+		}
+	}
 	for i := range out {
 		// local v, and local u, v = 'x' (a last expression that gives
 		// one value, no call or ...): nil, not false.
@@ -6864,7 +6875,7 @@ func multiValued(list []ast.Expr) bool {
 // function f() return redis.call('GET', KEYS[1]) end): that call's index
 // in File.Calls and its reply.
 func (w *walker) returnedReply(e *ast.FuncCallExpr) (int, Return, bool) {
-	return w.returnedReplyIn(e, nil)
+	return w.returnedReplyIn(e, nil, 0)
 }
 
 // maxReturnedDepth bounds the chain of local functions returnedReply
@@ -6873,8 +6884,10 @@ const maxReturnedDepth = 4
 
 // returnedReplyIn is returnedReply through the functions seen already (a
 // chain of calls, each the one return of the last): a call of another
-// local function returned so gives that one's reply.
-func (w *walker) returnedReplyIn(e *ast.FuncCallExpr, seen []*ast.FunctionExpr) (int, Return, bool) {
+// local function returned so gives that one's reply. It reads the value k
+// (0 for the first) of the return: local mode, v = f(), where f ends with
+// return t, redis.call('GET', k), gives v the reply of GET.
+func (w *walker) returnedReplyIn(e *ast.FuncCallExpr, seen []*ast.FunctionExpr, k int) (int, Return, bool) {
 	l := w.fixedFunc(e.Func)
 	if l == nil || e.Receiver != nil || !exits(l.fnExpr.Stmts) || slices.Contains(seen, l.fnExpr) || len(seen) >= maxReturnedDepth {
 		return 0, Return{}, false
@@ -6885,10 +6898,10 @@ func (w *walker) returnedReplyIn(e *ast.FuncCallExpr, seen []*ast.FunctionExpr) 
 			rets = append(rets, r)
 		}
 	}, func(ast.Expr) {})
-	if len(rets) != 1 || len(rets[0].Exprs) == 0 {
+	if len(rets) != 1 || len(rets[0].Exprs) <= k {
 		return 0, Return{}, false
 	}
-	c, ok := rets[0].Exprs[0].(*ast.FuncCallExpr)
+	c, ok := rets[0].Exprs[k].(*ast.FuncCallExpr)
 	if !ok {
 		return 0, Return{}, false
 	}
@@ -6896,8 +6909,8 @@ func (w *walker) returnedReplyIn(e *ast.FuncCallExpr, seen []*ast.FunctionExpr) 
 	if !walked {
 		// (Its one return a call of another local function, written
 		// above it: local function f() return g() end.)
-		if g := w.fixedFunc(c.Func); g != nil && c.Receiver == nil && g.fnExpr.Line() < l.fnExpr.Line() {
-			return w.returnedReplyIn(c, append(seen, l.fnExpr))
+		if g := w.fixedFunc(c.Func); g != nil && c.Receiver == nil && g.fnExpr.Line() < l.fnExpr.Line() && k == 0 {
+			return w.returnedReplyIn(c, append(seen, l.fnExpr), 0)
 		}
 		return 0, Return{}, false
 	}
