@@ -1596,7 +1596,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 			w.setMayParam(id.Value, elemAt(s.Rhs, i))
 			w.setAndFalse(id.Value, elemAt(s.Rhs, i), andFalses[i])
-			if copies[i] {
+			// (Or given a value here: it holds it in the rest of this
+			// block, in a nested one too, whatever it held before.)
+			if copies[i] || isVal[i] {
 				w.guard([]string{id.Value})
 			}
 		}
