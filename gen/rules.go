@@ -168,6 +168,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			r.needElem(op)
 		}
 	}
+	for _, o := range pf.NilOperands {
+		if !o.Protected {
+			checkNilOperand(o, at, warn)
+		}
+	}
 	settleGroups(r, at, warn)
 	settleCaps(r, at, warn)
 
@@ -3987,4 +3992,31 @@ func hasWord(c *parse.Call, word string) bool {
 		}
 	}
 	return false
+}
+
+// checkNilOperand refuses a local that holds nil or false on every path
+// as an operand where Lua fails the script on either, and warns of one that
+// may hold them (see parse.NilOperand).
+func checkNilOperand(o parse.NilOperand, at, warn func(parse.Pos, string, ...any)) {
+	var subject, verb string
+	switch o.Op {
+	case "..":
+		subject, verb = "concatenation (..) of "+o.Name, "concatenate"
+	case "#":
+		subject, verb = "# of "+o.Name, "get length of"
+	case "unary -":
+		subject, verb = "arithmetic (-) on "+o.Name, "perform arithmetic on"
+	default:
+		subject, verb = "arithmetic ("+o.Op+") on "+o.Name, "perform arithmetic on"
+	}
+	what := "nil"
+	if o.False {
+		what = "boolean"
+	}
+	fails := `("attempt to ` + verb + " local '" + o.Name + "' (a " + what + ` value)")`
+	if o.Always != "" {
+		at(o.Pos, "%s, which holds %s there: Lua fails the script at run time %s", subject, o.Always, fails)
+		return
+	}
+	warn(o.Pos, "%s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Lua fails the script at run time on those paths %s; give it a value on every path, or test it first (if %s then ... end)", subject, fails, o.Name)
 }

@@ -490,6 +490,26 @@ type Operation struct {
 	Later [2]int
 }
 
+// NilOperand is a local of the function that reads it, untested there,
+// that holds nil or false there on some paths at least (declared without
+// a value, or assigned nil or false, and given a value only on some paths;
+// given an and whose left is a comparison), read as an operand of
+// arithmetic, of a concatenation or of #: Lua fails the script on those
+// paths ("attempt to concatenate local 'v' (a nil value)"). A command's
+// reply is an Operation's business.
+type NilOperand struct {
+	Pos  Pos    // of the operator
+	Op   string // as Operation's: .., #, +, unary -, ...
+	Name string
+	// Always is "nil" or "false" when the local holds it on every path,
+	// "" when it may hold a value; False is set when the nil or false it
+	// may hold is false (Lua's message calls it a boolean).
+	Always string
+	False  bool
+	// Protected is as ElemOp's.
+	Protected bool
+}
+
 // NilElem is a value of a returned table that may be nil.
 type NilElem struct {
 	Index   int    // 1, 2, ...
@@ -721,6 +741,9 @@ type File struct {
 	// ElemOps are the elements of KEYS or ARGV read as operands where Lua
 	// fails the script on nil (see ElemOp).
 	ElemOps []ElemOp
+	// NilOperands are the locals read as operands where Lua fails the
+	// script on nil or false while they may hold either (see NilOperand).
+	NilOperands []NilOperand
 	// NumberTexts are the numbers made of an argument (tonumber(ARGV[n]),
 	// or a local holding it) that the script writes back as a string.
 	NumberTexts []NumberText
@@ -886,6 +909,11 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		})
 	}
 	pfns := protectedFuncs(chunk)
+	for i, fns := range w.nilOpFns {
+		if len(fns) > 0 && (pfns[fns[len(fns)-1]] || dead[fns[len(fns)-1]]) {
+			f.NilOperands[i].Protected = true
+		}
+	}
 	for i, fns := range w.elemOpFns {
 		// (The function it is written in: one written in a protected
 		// function may be returned from it and called unprotected.)

@@ -200,6 +200,8 @@ type walker struct {
 	// where it is (see ElemOp.Protected); logicRight counts the right
 	// sides of and/or being walked, where no ElemOp is recorded.
 	elemOpFns [][]*ast.FunctionExpr
+	// nilOpFns are, likewise, for each of File.NilOperands.
+	nilOpFns [][]*ast.FunctionExpr
 	// elemOpExprs are, for each of File.ElemOps, the operand read (see
 	// ElemOp.Sure).
 	elemOpExprs []ast.Expr
@@ -3599,6 +3601,7 @@ func (w *walker) expr(e ast.Expr) {
 		w.numberArg(e.Expr)
 		pos, _ := w.tokenPos(e.Line(), "-", false)
 		w.elemOperand(e.Expr, "unary -", pos)
+		w.nilOperand(e.Expr, "unary -", pos)
 		w.operation(e.Expr, "unary -", pos)
 	case *ast.UnaryNotOpExpr:
 		w.markTested(e)
@@ -3622,6 +3625,7 @@ func (w *walker) expr(e ast.Expr) {
 			break
 		}
 		pos, _ := w.tokenPos(e.Line(), "#", false)
+		w.nilOperand(e.Expr, "#", pos)
 		w.operation(e.Expr, "#", pos)
 	case *ast.FunctionExpr:
 		w.function(e)
@@ -3643,7 +3647,45 @@ func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int
 	}
 	w.elemOperand(lhs, op, pos)
 	w.elemOperand(rhs, op, pos)
+	w.nilOperand(lhs, op, pos)
+	w.nilOperand(rhs, op, pos)
 	w.operation(rhs, op, pos)
+}
+
+// nilOperand records e as a NilOperand of op at pos when it is a local
+// that may hold nil or false there, as an argument of redis.call is
+// checked (see Arg.MayNil): not tested, not a command's reply (an
+// Operation), not one a function assigns (a call of it may have given it
+// a value), not on the right of an and/or (whose left may test it).
+func (w *walker) nilOperand(e ast.Expr, op string, pos Pos) {
+	if w.dry || w.logicRight > 0 {
+		return
+	}
+	id, ok := e.(*ast.IdentExpr)
+	if !ok {
+		return
+	}
+	l, _ := w.lookup(id.Value)
+	if l == nil || l.fn != w.depth || l.paramOf != nil || l.fnAssigned || l.nilv.set || l.fnExpr != nil || w.guarded(l) {
+		return
+	}
+	isNil := func(r Return) bool { return r.Kind == ReturnNil }
+	o := NilOperand{Pos: pos, Op: op, Name: id.Value}
+	switch {
+	case isNil(l.reply) && l.reply.LuaNil:
+		o.Always = "nil"
+	case isNil(l.reply):
+		o.Always, o.False = "false", true
+	case l.reply.Kind == ReturnOneOf && slices.ContainsFunc(l.reply.Alts, isNil):
+		o.False = !slices.ContainsFunc(l.reply.Alts, func(r Return) bool { return isNil(r) && r.LuaNil })
+	case l.andFalse:
+		o.False = true
+	case l.reply.Kind == ReturnUnknown && l.reply.MayNil:
+	default:
+		return
+	}
+	w.f.NilOperands = append(w.f.NilOperands, o)
+	w.nilOpFns = append(w.nilOpFns, slices.Clone(w.fns))
 }
 
 // tonumberParam is the parameter p (and its name) when e is tonumber(p),
