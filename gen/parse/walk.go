@@ -3572,6 +3572,14 @@ func (w *walker) expr(e ast.Expr) {
 		} else {
 			w.expr(e.Rhs)
 		}
+		// v ~= nil, v a local given the replies of several calls (one
+		// before a loop, another in its body): a reply whichever it
+		// holds, which is never nil.
+		if c.Right.Type == OperandNil && c.Left.Type == OperandUnknown {
+			c.Left = w.repliesOperand(e.Lhs)
+		} else if c.Left.Type == OperandNil && c.Right.Type == OperandUnknown {
+			c.Right = w.repliesOperand(e.Rhs)
+		}
 		// type(r) == 'nil' compares r with nil, as r == nil does.
 		if _, name, ok := w.typeTest(e); ok && name == "nil" {
 			c.Left, c.Right = typeOf, Operand{Type: OperandNil, Text: "nil"}
@@ -4130,6 +4138,30 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 		}
 	}
 	return Operand{}
+}
+
+// repliesOperand is e as an operand of a comparison with nil when it is a
+// local that holds the reply of one of several calls on every path (each
+// of its values a command's reply), an unknown operand otherwise.
+func (w *walker) repliesOperand(e ast.Expr) Operand {
+	id, ok := e.(*ast.IdentExpr)
+	if !ok {
+		return Operand{}
+	}
+	l, _ := w.lookup(id.Value)
+	if l == nil || l.reply.Kind != ReturnOneOf || len(l.reply.Alts) == 0 {
+		return Operand{}
+	}
+	var cmds []string
+	for _, a := range l.reply.Alts {
+		if a.Kind != ReturnCall {
+			return Operand{}
+		}
+		if c := strings.ToUpper(a.Command); !slices.Contains(cmds, c) {
+			cmds = append(cmds, c)
+		}
+	}
+	return Operand{Type: OperandReply, Text: id.Value + " (the reply of " + strings.Join(cmds, " or ") + ")", Call: l.reply.Alts[0].Call}
 }
 
 // fieldName is the string a table index is for certain: a string literal,

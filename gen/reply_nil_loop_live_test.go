@@ -1,0 +1,66 @@
+package gen
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestReplyNilLoopAgreesWithServer: a local given a command's reply before
+// a loop and another in its body (v = redis.call('LPOP', k)) holds a reply
+// whichever it holds, and a reply is never nil (Redis turns a nil reply
+// into false): while v ~= nil do never stops on an empty list, and hands
+// RPUSH false, which the server refuses; the checker refuses the
+// comparison. while v do, or v ~= false, stops there, as the server shows.
+func TestReplyNilLoopAgreesWithServer(t *testing.T) {
+	t.Parallel()
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, cond, want, server string
+	}{
+		{"~= nil", "v ~= nil", `scripts/x.lua:5:9: ~= compares v (the reply of LPOP) with nil, but a reply is never nil (Redis turns a nil reply into false): it is always true; test it with not, or compare with false`, "Lua redis lib command arguments must be strings or integers"},
+		{"its truth", "v", "", ""},
+		{"~= false", "v ~= false", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key src\n-- @key dst\n-- @return none\nlocal v = redis.call('LPOP', KEYS[1])\nwhile " + tc.cond + " do\n  redis.call('RPUSH', KEYS[2], v)\n  v = redis.call('LPOP', KEYS[1])\nend\n"
+			var got []string
+			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+			for _, e := range []error{err, warnings} {
+				var errs Errors
+				if errors.As(e, &errs) {
+					for _, e := range errs {
+						got = append(got, e.Error())
+					}
+				}
+			}
+			if g := strings.Join(got, "\n"); g != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
+			}
+			keys := []string{"{t}src", "{t}dst"}
+			if err := rc.Do(ctx, rc.B().Del().Key(keys...).Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rc.Do(ctx, rc.B().Rpush().Key(keys[0]).Element("a", "b").Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key(keys...).Build()).Error()
+			if rueidis.IsRedisNil(err) {
+				err = nil
+			}
+			switch {
+			case tc.server == "" && err != nil:
+				t.Errorf("the server refused it: %v", err)
+			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
+				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
+			}
+		})
+	}
+}
