@@ -1,7 +1,6 @@
 package recharge_test
 
 import (
-	"database/sql"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,13 +48,7 @@ func TestCommitReplyLostRetryReplayed(t *testing.T) {
 // credit of it, for as long as the order is not recharged again here.
 func TestCommitRefusedNotUnconfirmed(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	_, proxy, dsn := proxiedPostgres(t)
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
 	// Sessions idle in a transaction end after 1 s, far inside the 10 s the
 	// payment waits for its COMMIT's reply: the server's answer comes first.
 	proxied := strings.Replace(dsn, postgres.Get(t).Addr, proxy.Addr, 1) + "&idle_in_transaction_session_timeout=1000"
@@ -69,30 +62,9 @@ func TestCommitRefusedNotUnconfirmed(t *testing.T) {
 		return s
 	}}, 1, noWork, nil, true)
 
-	proxy.HoldOn("commit")
-	defer proxy.Thaw()
-	first := make(chan httpAnswer, 1)
-	go func() { first <- e.post(t, "1", "k1") }()
-	idle := func() int {
-		var n int
-		if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	waitHeld(t, proxy, "the payment's commit", func() bool { return idle() > 0 })
 	// The server ends the session idle before the COMMIT reaches it; the
 	// payment's process then reads the server's answer.
-	deadline := time.Now().Add(10 * time.Second)
-	for idle() > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the idle transaction was never ended")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	proxy.Thaw()
-	if a := <-first; a.code != http.StatusServiceUnavailable {
+	if a := payHeldTillIdleEnded(t, e, proxy, dsn, "commit", "the payment's commit"); a.code != http.StatusServiceUnavailable {
 		t.Errorf("payment whose commit was refused: %d %s; want 503", a.code, strings.TrimSpace(a.body))
 	}
 	if bal := e.balance(t); bal != 0 {

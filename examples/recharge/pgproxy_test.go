@@ -2,6 +2,7 @@ package recharge_test
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -43,4 +44,42 @@ func waitHeld(t *testing.T, proxy *netproxy.Proxy, what string, ready func() boo
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// payHeldTillIdleEnded posts order 1's payment with Idempotency-Key k1,
+// holds it at statement (netproxy.HoldOn) until its transaction is idle,
+// waits for the server to end that session
+// (idle_in_transaction_session_timeout), then lets the statement go on and
+// returns the payment's answer.
+func payHeldTillIdleEnded(t *testing.T, e *env, proxy *netproxy.Proxy, dsn, statement, what string) httpAnswer {
+	t.Helper()
+	ctx := t.Context()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	idle := func() int {
+		var n int
+		if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	proxy.HoldOn(statement)
+	defer proxy.Thaw()
+	first := make(chan httpAnswer, 1)
+	go func() { first <- e.post(t, "1", "k1") }()
+	waitHeld(t, proxy, what, func() bool { return idle() > 0 })
+	deadline := time.Now().Add(10 * time.Second)
+	for idle() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle transaction was never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	proxy.Thaw()
+	return <-first
 }
