@@ -51,17 +51,7 @@ func TestMultiLockUnlockFromGiveBackCallbackOfMember(t *testing.T) {
 // goroutine: it answers ErrNotHeld without waiting for it.
 func TestMultiLockUnlockFromRedLockMemberGiveBackCallback(t *testing.T) {
 	t.Parallel()
-	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	obs := &unlockInRelease{err: make(chan error, 1)}
-	cs := make([]*Client, len(nodes))
-	for i, n := range nodes {
-		var opts []Option
-		if i == 2 {
-			opts = append(opts, WithObserver(obs)) // the node the RedLock gives back
-		}
-		cs[i] = newTestClient(t, n.Client(t), append([]Option{prefix}, opts...)...)
-	}
+	_, cs, obs := lastNodeObserved(t) // the node the RedLock gives back
 	a := mustMutex(t, cs[0], "redlock-member-giveback-a")
 	r := mustRedLock(t, "redlock-member-giveback-r", cs)
 	ml := mustMulti(t, []Locker{a, r})
@@ -87,19 +77,8 @@ func TestMultiLockUnlockFromRedLockMemberGiveBackCallback(t *testing.T) {
 	if err := a.Unlock(mh.ctxs[0]); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-obs.err:
-		if !errors.Is(err, ErrNotHeld) {
-			t.Errorf("the Unlock from the RedLock member's give-back callback: %v, want ErrNotHeld", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("Unlock of the lost MultiLock from an Observer's ReleaseStart of its RedLock member's give-back still running after 15s")
-	}
-	select {
-	case <-mh.givenBack:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the give-back of the lost MultiLock still running after 10s")
-	}
+	callbackUnlockNotHeld(t, obs, 15*time.Second, "the RedLock member's give-back callback", "an Observer's ReleaseStart of the lost MultiLock's RedLock member's give-back")
+	givenBackWithin(t, mh.givenBack, "MultiLock")
 	if cause := context.Cause(rctx); !errors.Is(cause, ErrLockLost) {
 		t.Errorf("the RedLock member's context: %v, want ErrLockLost", cause)
 	}

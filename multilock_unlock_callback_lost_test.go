@@ -61,19 +61,8 @@ func unlockFromGiveBack(t *testing.T, ml *MultiLock, a Locker, obs *unlockInRele
 	if err := a.Unlock(mh.ctxs[0]); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-obs.err:
-		if !errors.Is(err, ErrNotHeld) {
-			t.Errorf("the Unlock from the give-back's callback: %v, want ErrNotHeld", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("Unlock from an Observer's ReleaseStart %s still running after 10s", where)
-	}
-	select {
-	case <-mh.givenBack:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the give-back of the lost MultiLock still running after 10s")
-	}
+	callbackUnlockNotHeld(t, obs, 10*time.Second, "the give-back's callback", "an Observer's ReleaseStart "+where)
+	givenBackWithin(t, mh.givenBack, "MultiLock")
 	if how == "ByOwner" {
 		if err := outer.Err(); err != nil {
 			t.Fatalf("the owner's earlier hold ended: %v", err)
