@@ -1,7 +1,6 @@
 package grpclock_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -49,28 +48,9 @@ func TestStreamPanicNilUnderPanicNil(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := "panic-nil-" + tc.name
-			s := &server{stream: func(st grpc.ServerStream) error {
-				if err := st.RecvMsg(dynamicpb.NewMessage(orderDesc)); err != nil {
-					return err
-				}
-				return tc.op(st)
-			}}
-			wrapping := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-				return handler(srv, &faultStream{ServerStream: ss, v: nil})
-			}
-			conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(recovering, wrapping, grpclock.StreamServerInterceptor(locks,
-				lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")))...))})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			cs, err := conn.NewStream(ctx, &serviceDesc.Streams[1], svc+"Chat")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cs.SendMsg(order(id, "", 0, "")); err != nil {
-				t.Fatal(err)
-			}
-			_ = cs.SendMsg(order(id, "", 0, "")) // for the second RecvMsg
-			err = cs.RecvMsg(dynamicpb.NewMessage(orderDesc))
+			wrapping := wrapStream(func(ss grpc.ServerStream) grpc.ServerStream { return &faultStream{ServerStream: ss, v: nil} })
+			err := chatAnswer(t, recvThen(tc.op), []grpc.StreamServerInterceptor{recovering, wrapping, grpclock.StreamServerInterceptor(locks,
+				lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")))...)}, id, 10*time.Second)
 			if st := status.Convert(err); st.Code() != codes.Internal || st.Message() != "panic recovered" {
 				t.Fatalf("stream whose wrapper panicked with nil under the lock: %v; want the recovery interceptor's answer, Internal \"panic recovered\", as without the lock", err)
 			}

@@ -1,7 +1,6 @@
 package grpclock_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,33 +79,13 @@ func TestStreamPanicKeepsStack(t *testing.T) {
 			id := "panic-stack-" + strings.ReplaceAll(tc.name, " ", "-")
 			var logs syncBuffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
-			s := &server{stream: func(st grpc.ServerStream) error {
-				if err := st.RecvMsg(dynamicpb.NewMessage(orderDesc)); err != nil {
-					return err
-				}
-				return tc.handler(st)
-			}}
-			wrapping := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-				return handler(srv, tc.wrap(ss))
-			}
-			chain := []grpc.StreamServerInterceptor{recovering, wrapping, grpclock.StreamServerInterceptor(locks,
+			chain := []grpc.StreamServerInterceptor{recovering, wrapStream(tc.wrap), grpclock.StreamServerInterceptor(locks,
 				lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")), grpclock.WithLogger(log))...)}
 			if tc.twice {
 				chain = append(chain, grpclock.StreamServerInterceptor(locks,
 					lockOpts(env, grpclock.WithKeyPrefix(env.Prefix+"second:"), grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")), grpclock.WithLogger(log))...))
 			}
-			conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(chain...)})
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			cs, err := conn.NewStream(ctx, &serviceDesc.Streams[1], svc+"Chat")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cs.SendMsg(order(id, "", 0, "")); err != nil {
-				t.Fatal(err)
-			}
-			_ = cs.SendMsg(order(id, "", 0, "")) // for the second RecvMsg
-			err = cs.RecvMsg(dynamicpb.NewMessage(orderDesc))
+			err := chatAnswer(t, recvThen(tc.handler), chain, id, 20*time.Second)
 			if status.Code(err) != codes.Internal || status.Convert(err).Message() != tc.msg {
 				t.Fatalf("stream that panicked: %v, want Internal %q (the recovery interceptor's, printing the panic as raised)", err, tc.msg)
 			}

@@ -83,31 +83,50 @@ func TestStreamPanicValueKept(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := "panic-value-" + tc.name
-			s := &server{stream: func(st grpc.ServerStream) error {
-				if err := st.RecvMsg(dynamicpb.NewMessage(orderDesc)); err != nil {
-					return err
-				}
-				return tc.op(st)
-			}}
-			wrapping := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-				return handler(srv, &faultStream{ServerStream: ss, v: tc.v})
-			}
-			conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(recovering, wrapping, grpclock.StreamServerInterceptor(locks,
-				lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")))...))})
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			cs, err := conn.NewStream(ctx, &serviceDesc.Streams[1], svc+"Chat")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cs.SendMsg(order(id, "", 0, "")); err != nil {
-				t.Fatal(err)
-			}
-			_ = cs.SendMsg(order(id, "", 0, "")) // for the second RecvMsg
-			err = cs.RecvMsg(dynamicpb.NewMessage(orderDesc))
+			wrapping := wrapStream(func(ss grpc.ServerStream) grpc.ServerStream { return &faultStream{ServerStream: ss, v: tc.v} })
+			err := chatAnswer(t, recvThen(tc.op), []grpc.StreamServerInterceptor{recovering, wrapping, grpclock.StreamServerInterceptor(locks,
+				lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")))...)}, id, 20*time.Second)
 			if status.Code(err) != tc.code {
 				t.Fatalf("stream whose wrapper panicked with %#v under the lock: %v; want %v, the recovery handler's answer to that value, as without the lock", tc.v, err, tc.code)
 			}
 		})
 	}
+}
+
+// recvThen is a Chat server whose handler reads the first message, then
+// runs op.
+func recvThen(op func(grpc.ServerStream) error) *server {
+	return &server{stream: func(st grpc.ServerStream) error {
+		if err := st.RecvMsg(dynamicpb.NewMessage(orderDesc)); err != nil {
+			return err
+		}
+		return op(st)
+	}}
+}
+
+// wrapStream is a stream interceptor that hands the handler the stream
+// wrap makes of the one it got.
+func wrapStream(wrap func(grpc.ServerStream) grpc.ServerStream) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		return handler(srv, wrap(ss))
+	}
+}
+
+// chatAnswer starts s behind chain, opens a Chat stream, sends order id
+// twice (the second for a handler's second RecvMsg) and returns the error
+// the client's RecvMsg gets, the call bounded by within.
+func chatAnswer(t *testing.T, s *server, chain []grpc.StreamServerInterceptor, id string, within time.Duration) error {
+	t.Helper()
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(chain...)})
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	cs, err := conn.NewStream(ctx, &serviceDesc.Streams[1], svc+"Chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.SendMsg(order(id, "", 0, "")); err != nil {
+		t.Fatal(err)
+	}
+	_ = cs.SendMsg(order(id, "", 0, "")) // for the second RecvMsg
+	return cs.RecvMsg(dynamicpb.NewMessage(orderDesc))
 }
