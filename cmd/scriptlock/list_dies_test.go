@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A Cluster primary that dies during the listing, after SCAN gave its keys
@@ -17,19 +14,7 @@ func TestListPrimaryDiesAfterScan(t *testing.T) {
 	// One lock on each primary of a Cluster that serves on without one.
 	cl, d, ctx, prefix, byNode := lockedOnEveryPrimary(t)
 	// The primary scanned second dies once it has answered its SCAN.
-	addrs := slices.Sorted(func(yield func(string) bool) {
-		for a := range byNode {
-			if !yield(a) {
-				return
-			}
-		}
-	})
-	var dead *redistest.Node
-	for _, n := range cl.Nodes {
-		if n.Addr == addrs[1] {
-			dead = n
-		}
-	}
+	dead := scannedSecond(cl, byNode)
 	killed := false
 	afterScanPage.Store(prefix, func(node int, _ uint64) {
 		if node == 1 && !killed {
@@ -45,17 +30,8 @@ func TestListPrimaryDiesAfterScan(t *testing.T) {
 	if r.code != exitPartial || !strings.Contains(r.errOut, dead.Addr) {
 		t.Fatalf("list with primary %s dying after its SCAN: exit %d, want %d naming it\n%s%s", dead.Addr, r.code, exitPartial, r.out, r.errOut)
 	}
-	var l listing
-	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
-		t.Fatalf("%v\n%s", err, r.out)
-	}
-	var got []string
-	for _, lk := range l.Locks {
-		got = append(got, lk.Key)
-	}
-	slices.Sort(got)
-	want := []string{prefix + byNode[addrs[0]], prefix + byNode[addrs[2]]}
-	slices.Sort(want)
+	l, got := listedKeys(t, r.out)
+	want := heldBesides(prefix, byNode, dead.Addr)
 	if !slices.Equal(got, want) {
 		t.Errorf("listed %q, want the other primaries' %q", got, want)
 	}

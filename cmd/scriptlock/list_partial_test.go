@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -23,27 +22,13 @@ func TestListPrimaryDown(t *testing.T) {
 		t.Fatalf("list with primary %s stopped: exit %d, want %d naming it\n%s%s", dead.Addr, r.code, exitPartial, r.out, r.errOut)
 	}
 	dead.Kill()
-	var want []string
-	for a, n := range byNode {
-		if a != dead.Addr {
-			want = append(want, prefix+n)
-		}
-	}
-	slices.Sort(want)
+	want := heldBesides(prefix, byNode, dead.Addr)
 
 	r = cli(ctx, d, "", "list", "--json", "--key-prefix", prefix)
 	if r.code != exitPartial || !strings.Contains(r.errOut, dead.Addr) {
 		t.Fatalf("list with primary %s down: exit %d, want %d naming it\n%s%s", dead.Addr, r.code, exitPartial, r.out, r.errOut)
 	}
-	var l listing
-	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
-		t.Fatalf("%v\n%s", err, r.out)
-	}
-	var got []string
-	for _, lk := range l.Locks {
-		got = append(got, lk.Key)
-	}
-	slices.Sort(got)
+	l, got := listedKeys(t, r.out)
 	if !slices.Equal(got, want) {
 		t.Errorf("listed %q, want the reachable primaries' %q", got, want)
 	}

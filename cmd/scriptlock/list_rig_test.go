@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -29,4 +33,61 @@ func lockedOnEveryPrimary(t *testing.T) (cl *redistest.ClusterT, d deployment, c
 		}
 	}
 	return cl, d, ctx, prefix, byNode
+}
+
+// scannedSecond is the primary of byNode that list scans second: list reads
+// the primaries in the order of their addresses.
+func scannedSecond(cl *redistest.ClusterT, byNode map[string]string) *redistest.Node {
+	addrs := slices.Sorted(maps.Keys(byNode))
+	for _, n := range cl.Nodes {
+		if n.Addr == addrs[1] {
+			return n
+		}
+	}
+	return nil
+}
+
+// heldBesides is the sorted keys of the locks byNode holds on the primaries
+// other than the one at addr.
+func heldBesides(prefix string, byNode map[string]string, addr string) []string {
+	var keys []string
+	for a, n := range byNode {
+		if a != addr {
+			keys = append(keys, prefix+n)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// listedKeys decodes the output of list --json and returns it with the keys
+// of the locks it lists, sorted.
+func listedKeys(t *testing.T, out string) (listing, []string) {
+	t.Helper()
+	var l listing
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var keys []string
+	for _, lk := range l.Locks {
+		keys = append(keys, lk.Key)
+	}
+	slices.Sort(keys)
+	return l, keys
+}
+
+// slowSeeds reaches the nodes of cl other than first through links that
+// delay everything 500 ms, so that first answers a client's dial before
+// them; it returns their addresses.
+func slowSeeds(t *testing.T, cl *redistest.ClusterT, first *redistest.Node) []string {
+	t.Helper()
+	var addrs []string
+	for _, n := range cl.Nodes {
+		if n != first {
+			p := netproxy.New(t, n.Addr)
+			p.Delay(500 * time.Millisecond)
+			addrs = append(addrs, p.Addr)
+		}
+	}
+	return addrs
 }

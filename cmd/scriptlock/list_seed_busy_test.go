@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -20,36 +19,15 @@ func TestListSeedBusy(t *testing.T) {
 	t.Parallel()
 	cl, d, ctx, prefix, byNode := lockedOnEveryPrimary(t)
 	busy := cl.Nodes[0]
-	var others []string
-	for _, n := range cl.Nodes {
-		if n != busy {
-			p := netproxy.New(t, n.Addr)
-			p.Delay(500 * time.Millisecond)
-			others = append(others, p.Addr)
-		}
-	}
+	others := slowSeeds(t, cl, busy)
 	d.url = "redis://" + busy.Addr + "?addr=" + strings.Join(others, "&addr=")
 	makeBusy(t, busy)
-	var want []string
-	for a, n := range byNode {
-		if a != busy.Addr {
-			want = append(want, prefix+n)
-		}
-	}
-	slices.Sort(want)
+	want := heldBesides(prefix, byNode, busy.Addr)
 	r := cli(ctx, d, "", "list", "--json", "--timeout", "5s", "--key-prefix", prefix)
 	if r.code != exitPartial || !strings.Contains(r.errOut, busy.Addr) {
 		t.Fatalf("list with seed %s busy: exit %d, want %d naming it\n%s%s", busy.Addr, r.code, exitPartial, r.out, r.errOut)
 	}
-	var l listing
-	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
-		t.Fatalf("%v\n%s", err, r.out)
-	}
-	var got []string
-	for _, lk := range l.Locks {
-		got = append(got, lk.Key)
-	}
-	slices.Sort(got)
+	l, got := listedKeys(t, r.out)
 	if !slices.Equal(got, want) || len(l.Unread) != 1 || l.Unread[0].Node != busy.Addr {
 		t.Fatalf("listed %q, unread %+v; want %q and %s unread", got, l.Unread, want, busy.Addr)
 	}
@@ -91,14 +69,7 @@ func TestSeedBusyLeavesNoConnection(t *testing.T) {
 	t.Parallel()
 	cl, d, ctx, prefix, _ := lockedOnEveryPrimary(t)
 	busy := cl.Nodes[0]
-	var others []string
-	for _, n := range cl.Nodes {
-		if n != busy {
-			p := netproxy.New(t, n.Addr)
-			p.Delay(500 * time.Millisecond)
-			others = append(others, p.Addr)
-		}
-	}
+	others := slowSeeds(t, cl, busy)
 	d.url = "redis://" + busy.Addr + "?client_name=seedbusy&addr=" + strings.Join(others, "&addr=")
 	makeBusy(t, busy)
 	open := func() int {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A Cluster whose nodes do not know the address clients reach them at
@@ -23,35 +20,14 @@ func TestListUnknownEndpointPrimaryDown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	addrs := slices.Sorted(func(yield func(string) bool) {
-		for a := range byNode {
-			if !yield(a) {
-				return
-			}
-		}
-	})
-	var dead *redistest.Node
-	for _, n := range cl.Nodes {
-		if n.Addr == addrs[1] {
-			dead = n
-		}
-	}
+	dead := scannedSecond(cl, byNode)
 	dead.Kill()
 	r := cli(ctx, d, "", "list", "--json", "--timeout", "2s", "--key-prefix", prefix)
 	if r.code != exitPartial || !strings.Contains(r.errOut, dead.Addr) {
 		t.Fatalf("list with primary %s down, endpoints unknown: exit %d, want %d naming it\n%s%s", dead.Addr, r.code, exitPartial, r.out, r.errOut)
 	}
-	var l listing
-	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
-		t.Fatalf("%v\n%s", err, r.out)
-	}
-	var got []string
-	for _, lk := range l.Locks {
-		got = append(got, lk.Key)
-	}
-	slices.Sort(got)
-	want := []string{prefix + byNode[addrs[0]], prefix + byNode[addrs[2]]}
-	slices.Sort(want)
+	l, got := listedKeys(t, r.out)
+	want := heldBesides(prefix, byNode, dead.Addr)
 	if !slices.Equal(got, want) || len(l.Unread) != 1 || l.Unread[0].Node != dead.Addr {
 		t.Errorf("listed %q, unread %+v; want the other primaries' %q and %s unread", got, l.Unread, want, dead.Addr)
 	}
