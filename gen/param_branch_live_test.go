@@ -2,8 +2,6 @@ package gen
 
 import (
 	"testing"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestParamBranchAgreesWithServer: a parameter of a local function used
@@ -16,15 +14,7 @@ import (
 // warned of, and the server refuses the call.
 func TestParamBranchAgreesWithServer(t *testing.T) {
 	t.Parallel()
-	redistest.RequireBinaries(t)
-	rc := redistest.Server(t).Client(t)
-	const (
-		refused = "Lua redis lib command arguments must be strings or integers"
-		warn    = `warning: argument 2 of redis.call is v, a parameter that a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call ("Lua redis lib command arguments must be strings or integers"); pass a value, or test it first (if v then ... end)`
-	)
-	for _, tc := range []struct {
-		name, body, want, server string // server: part of Redis's error, "" for none
-	}{
+	checkLiveCases(t, "-- @key k\n-- @arg a string\n-- @return none\nlocal function f(mode, v)\n", "\n", []string{"{t}k"}, []string{"a"}, []liveCase{
 		{"compared with a string", "if mode == 'set' then redis.call('SET', KEYS[1], v) end\nend\nf('get')\nf('set', ARGV[1])", "", ""},
 		{"the else", "if mode == 'get' then redis.call('GET', KEYS[1]) else redis.call('SET', KEYS[1], v) end\nend\nf('get')\nf('set', ARGV[1])", "", ""},
 		{"~=", "if mode ~= 'get' then redis.call('SET', KEYS[1], v) end\nend\nf('get', nil)\nf('set', ARGV[1])", "", ""},
@@ -32,13 +22,8 @@ func TestParamBranchAgreesWithServer(t *testing.T) {
 		{"its truth", "if mode then redis.call('SET', KEYS[1], v) end\nend\nf(false)\nf(nil)\nf(true, ARGV[1])", "", ""},
 		{"not its truth", "if not mode then return end\nif not mode then return else redis.call('SET', KEYS[1], v) end\nend\nf()\nf('x', ARGV[1])", "", ""},
 		{"one side of an and", "if mode == 'set' and KEYS[1] then redis.call('SET', KEYS[1], v) end\nend\nf('get')\nf('set', ARGV[1])", "", ""},
-		{"a call that passes the test", "if mode == 'set' then redis.call('SET', KEYS[1], v) end\nend\nf('get')\nf('set')\nredis.call('SET', KEYS[1], ARGV[1])", "scripts/x.lua:5:50: " + warn, refused},
-		{"a value not written in place", "if mode == 'a' then redis.call('SET', KEYS[1], v) end\nend\nf(ARGV[1])", "scripts/x.lua:5:48: " + warn, refused},
-		{"one side of an or", "if mode == 'set' or KEYS[1] then redis.call('SET', KEYS[1], v) end\nend\nf('get')\nf('set', ARGV[1])", "scripts/x.lua:5:61: " + warn, refused},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "-- @key k\n-- @arg a string\n-- @return none\nlocal function f(mode, v)\n" + tc.body + "\n"
-			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k"}, "a")
-		})
-	}
+		{"a call that passes the test", "if mode == 'set' then redis.call('SET', KEYS[1], v) end\nend\nf('get')\nf('set')\nredis.call('SET', KEYS[1], ARGV[1])", "scripts/x.lua:5:50: " + warnParamNil, refusedArg},
+		{"a value not written in place", "if mode == 'a' then redis.call('SET', KEYS[1], v) end\nend\nf(ARGV[1])", "scripts/x.lua:5:48: " + warnParamNil, refusedArg},
+		{"one side of an or", "if mode == 'set' or KEYS[1] then redis.call('SET', KEYS[1], v) end\nend\nf('get')\nf('set', ARGV[1])", "scripts/x.lua:5:61: " + warnParamNil, refusedArg},
+	})
 }

@@ -2,8 +2,6 @@ package gen
 
 import (
 	"testing"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestParamCopyAssignedAgreesWithServer: a local given a parameter (local
@@ -12,20 +10,10 @@ import (
 // it to redis.call, and the server refuses the call.
 func TestParamCopyAssignedAgreesWithServer(t *testing.T) {
 	t.Parallel()
-	redistest.RequireBinaries(t)
-	rc := redistest.Server(t).Client(t)
-	const refused = "Lua redis lib command arguments must be strings or integers"
-	for _, tc := range []struct {
-		name, body, want, server string // server: part of Redis's error, "" for none
-	}{
+	checkLiveCases(t, "-- @key k\n-- @return none\n", "\nf('x')\n", []string{"{t}k"}, nil, []liveCase{
 		{"the parameter tested", "local function f(v) local y = v\ny = nil\nif v then redis.call('SET', KEYS[1], y) end end",
-			"scripts/x.lua:5:38: argument 2 of redis.call is y, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
+			"scripts/x.lua:5:38: argument 2 of redis.call is y, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refusedArg},
 		{"the parameter tested, then replaced", "local function f(v) local y = v\ny = nil\nif v then v = v .. ':x'\nredis.call('SET', KEYS[1], y) end end",
-			"scripts/x.lua:6:28: argument 2 of redis.call is y, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "-- @key k\n-- @return none\n" + tc.body + "\nf('x')\n"
-			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k"})
-		})
-	}
+			"scripts/x.lua:6:28: argument 2 of redis.call is y, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refusedArg},
+	})
 }

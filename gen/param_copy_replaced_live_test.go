@@ -2,8 +2,6 @@ package gen
 
 import (
 	"testing"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestParamCopyReplacedAgreesWithServer: a local given a parameter (local y
@@ -14,22 +12,12 @@ import (
 // which is warned of, and the server refuses the call when it is nil.
 func TestParamCopyReplacedAgreesWithServer(t *testing.T) {
 	t.Parallel()
-	redistest.RequireBinaries(t)
-	rc := redistest.Server(t).Client(t)
 	const (
-		refused = "Lua redis lib command arguments must be strings or integers"
-		nilArg  = `scripts/x.lua:5:38: warning: argument 2 of redis.call is y, a parameter that a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call ("Lua redis lib command arguments must be strings or integers"); pass a value, or test it first (if y then ... end)`
+		nilArg = `scripts/x.lua:5:38: warning: argument 2 of redis.call is y, a parameter that a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call ("Lua redis lib command arguments must be strings or integers"); pass a value, or test it first (if y then ... end)`
 	)
-	for _, tc := range []struct {
-		name, body, want, server string // server: part of Redis's error, "" for none
-	}{
+	checkLiveCases(t, "-- @key k\n-- @return none\n", "\nf('x')\nf(nil)\n", []string{"{t}k"}, nil, []liveCase{
 		{"tested, then replaced", "local function f(v) local y = v\nif v then v = v .. ':x'\nredis.call('SET', KEYS[1], y) end end", "", ""},
 		{"tested, then replaced in a nested block", "local function f(v) local y = v\nif v then if y ~= '' then v = 'z' end\nredis.call('SET', KEYS[1], y) end end", "", ""},
-		{"replaced, then tested", "local function f(v) local y = v\nv = 'x'\nif v then redis.call('SET', KEYS[1], y) end end", nilArg, refused},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "-- @key k\n-- @return none\n" + tc.body + "\nf('x')\nf(nil)\n"
-			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k"})
-		})
-	}
+		{"replaced, then tested", "local function f(v) local y = v\nv = 'x'\nif v then redis.call('SET', KEYS[1], y) end end", nilArg, refusedArg},
+	})
 }

@@ -2,8 +2,6 @@ package gen
 
 import (
 	"testing"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestParamGivenReplacedAgreesWithServer: a local given a parameter in a
@@ -15,27 +13,14 @@ import (
 // and the server refuses the call.
 func TestParamGivenReplacedAgreesWithServer(t *testing.T) {
 	t.Parallel()
-	redistest.RequireBinaries(t)
-	rc := redistest.Server(t).Client(t)
-	const (
-		refused = "Lua redis lib command arguments must be strings or integers"
-		warn    = `warning: argument 2 of redis.call is y, a local given the parameter v, which a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call ("Lua redis lib command arguments must be strings or integers"); pass a value, or test it first (if y then ... end)`
-	)
-	for _, tc := range []struct {
-		name, body, want, server string // server: part of Redis's error, "" for none
-	}{
+	checkLiveCases(t, "-- @key k\n-- @arg a string\n-- @return none\nlocal function f(v)\n", "\n", []string{"{t}k"}, []string{"a"}, []liveCase{
 		{"in the same block", "local y = 'a'\nif ARGV[1] == 'a' then y = v; y = 'b' end\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "", ""},
 		{"in a block around it", "local y = 'a'\nif ARGV[1] == 'a' then\nif KEYS[1] then y = v end\ny = 'b'\nend\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "", ""},
 		{"in a do block", "local y = 'a'\ndo\nif ARGV[1] == 'a' then y = v end\ny = 'b'\nend\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "", ""},
-		{"in the else only", "local y = 'a'\nif ARGV[1] == 'a' then y = v else y = 'b' end\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:7:28: " + warn, refused},
-		{"given in another block too", "local y = 'a'\nif ARGV[1] == 'a' then y = v end\nif KEYS[1] == 'x' then y = v; y = 'b' end\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:8:28: " + warn, refused},
-		{"after a break", "local y = 'a'\nwhile true do\nif ARGV[1] == 'a' then\ny = v\nif KEYS[1] then break end\ny = 'b'\nend\nbreak\nend\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:14:28: " + warn, refused},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "-- @key k\n-- @arg a string\n-- @return none\nlocal function f(v)\n" + tc.body + "\n"
-			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k"}, "a")
-		})
-	}
+		{"in the else only", "local y = 'a'\nif ARGV[1] == 'a' then y = v else y = 'b' end\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:7:28: " + warnGivenNil, refusedArg},
+		{"given in another block too", "local y = 'a'\nif ARGV[1] == 'a' then y = v end\nif KEYS[1] == 'x' then y = v; y = 'b' end\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:8:28: " + warnGivenNil, refusedArg},
+		{"after a break", "local y = 'a'\nwhile true do\nif ARGV[1] == 'a' then\ny = v\nif KEYS[1] then break end\ny = 'b'\nend\nbreak\nend\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:14:28: " + warnGivenNil, refusedArg},
+	})
 }
 
 // TestParamGivenThenAssignedAgreesWithServer: a local given a parameter on
@@ -44,22 +29,9 @@ func TestParamGivenReplacedAgreesWithServer(t *testing.T) {
 // passing nil is warned of, and the server refuses the call.
 func TestParamGivenThenAssignedAgreesWithServer(t *testing.T) {
 	t.Parallel()
-	redistest.RequireBinaries(t)
-	rc := redistest.Server(t).Client(t)
-	const (
-		refused = "Lua redis lib command arguments must be strings or integers"
-		warn    = `warning: argument 2 of redis.call is y, a local given the parameter v, which a call of its function passes nil or false (f(nil), f(false), or no value there): Redis refuses the call at run time on that call ("Lua redis lib command arguments must be strings or integers"); pass a value, or test it first (if y then ... end)`
-	)
-	for _, tc := range []struct {
-		name, body, want, server string // server: part of Redis's error, "" for none
-	}{
-		{"assigned after", "local y = 'a'\nif ARGV[1] == 'a' then y = v end\nv = 'x'\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:8:28: " + warn, refused},
-		{"assigned in the if", "local y = 'a'\nif ARGV[1] == 'a' then y = v; v = 'x' end\nredis.call('SET', KEYS[1], y)\nend\nf()", "scripts/x.lua:7:28: " + warn, refused},
+	checkLiveCases(t, "-- @key k\n-- @arg a string\n-- @return none\nlocal function f(v)\n", "\n", []string{"{t}k"}, []string{"a"}, []liveCase{
+		{"assigned after", "local y = 'a'\nif ARGV[1] == 'a' then y = v end\nv = 'x'\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "scripts/x.lua:8:28: " + warnGivenNil, refusedArg},
+		{"assigned in the if", "local y = 'a'\nif ARGV[1] == 'a' then y = v; v = 'x' end\nredis.call('SET', KEYS[1], y)\nend\nf()", "scripts/x.lua:7:28: " + warnGivenNil, refusedArg},
 		{"the local given a value after", "local y = 'a'\nif ARGV[1] == 'a' then y = v end\nv = 'x'\ny = v\nredis.call('SET', KEYS[1], y)\nend\nf(nil)", "", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "-- @key k\n-- @arg a string\n-- @return none\nlocal function f(v)\n" + tc.body + "\n"
-			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k"}, "a")
-		})
-	}
+	})
 }
