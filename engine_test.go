@@ -74,6 +74,23 @@ func newProxied(t *testing.T, opts ...Option) proxied {
 	return proxied{node, px, c}
 }
 
+// holdDirect holds the lock lc names name (for RWMutexRead, its write side)
+// through a Client of p's server straight, not through the proxy, with p's
+// key prefix, until the test ends.
+func holdDirect(t *testing.T, p proxied, lc lockCase, name string) {
+	t.Helper()
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	holder := lc.make(t, direct, name)
+	if lc.name == "RWMutexRead" {
+		holder = mustRW(t, direct, name)
+	}
+	hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Unlock(hctx) })
+}
+
 // lostReply runs call with its first reply lost: the proxy holds replies
 // back until landed sees the call's effect on the server, then drops every
 // connection. It returns call's error.
@@ -217,16 +234,7 @@ func TestAcquireBoundedByDeadline(t *testing.T) {
 
 			// Waiting in line behind another owner when the server stops
 			// answering: giving up the place does not hold the caller either.
-			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
-			holder := lc.make(t, direct, "bounded")
-			if lc.name == "RWMutexRead" {
-				holder = mustRW(t, direct, "bounded")
-			}
-			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = holder.Unlock(hctx) }()
+			holdDirect(t, p, lc, "bounded")
 			p.reconnect(t)
 			ctx, cancel = context.WithTimeout(context.Background(), 600*time.Millisecond)
 			defer cancel()

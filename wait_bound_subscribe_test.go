@@ -22,20 +22,11 @@ func TestTryLockBoundedBySubscribeFrozen(t *testing.T) {
 			p := newProxied(t)
 			l := lc.make(t, p.c, "wait-bound-subscribe")
 			warm(t, l)
-			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
-			holder := lc.make(t, direct, "wait-bound-subscribe")
-			if lc.name == "RWMutexRead" {
-				holder = mustRW(t, direct, "wait-bound-subscribe")
-			}
-			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = holder.Unlock(hctx) }()
+			holdDirect(t, p, lc, "wait-bound-subscribe")
 			p.px.HoldOn("SUBSCRIBE")
 			defer p.px.Thaw()
 			start := time.Now()
-			_, err = l.TryLock(context.Background(), time.Second)
+			_, err := l.TryLock(context.Background(), time.Second)
 			elapsed := time.Since(start)
 			held := p.px.HeldOn()
 			p.px.Thaw()

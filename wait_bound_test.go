@@ -16,20 +16,11 @@ func TestTryLockBoundedByWaitFrozen(t *testing.T) {
 			p := newProxied(t)
 			l := lc.make(t, p.c, "wait-bound")
 			warm(t, l)
-			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
-			holder := lc.make(t, direct, "wait-bound")
-			if lc.name == "RWMutexRead" {
-				holder = mustRW(t, direct, "wait-bound")
-			}
-			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = holder.Unlock(hctx) }()
+			holdDirect(t, p, lc, "wait-bound")
 			time.AfterFunc(300*time.Millisecond, p.px.Freeze)
 			defer p.px.Thaw()
 			start := time.Now()
-			_, err = l.TryLock(context.Background(), time.Second)
+			_, err := l.TryLock(context.Background(), time.Second)
 			elapsed := time.Since(start)
 			p.px.Thaw()
 			if !errors.Is(err, ErrNotAcquired) {
@@ -137,16 +128,7 @@ func TestTryLockFrozenFreeLockUnanswered(t *testing.T) {
 			if !errors.As(err, &na) || !na.Unanswered {
 				t.Errorf("TryLock of a free lock, server frozen: %v (%#v), want a NotAcquiredError with Unanswered", err, na)
 			}
-			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
-			holder := lc.make(t, direct, "frozen-free")
-			if lc.name == "RWMutexRead" {
-				holder = mustRW(t, direct, "frozen-free")
-			}
-			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = holder.Unlock(hctx) }()
+			holdDirect(t, p, lc, "frozen-free")
 			_, err = l.TryLock(context.Background(), 300*time.Millisecond)
 			if !errors.As(err, &na) || na.Unanswered {
 				t.Errorf("TryLock of a held lock: %v (%#v), want a NotAcquiredError without Unanswered", err, na)

@@ -27,16 +27,7 @@ func TestTryLockSubscribeUnanswered(t *testing.T) {
 			p := newProxied(t)
 			l := lc.make(t, p.c, "subscribe-unanswered")
 			warm(t, l)
-			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
-			holder := lc.make(t, direct, "subscribe-unanswered")
-			if lc.name == "RWMutexRead" {
-				holder = mustRW(t, direct, "subscribe-unanswered")
-			}
-			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = holder.Unlock(hctx) }()
+			holdDirect(t, p, lc, "subscribe-unanswered")
 			subscribeUnanswered(t, p, "SUBSCRIBE", func(d time.Duration) error {
 				_, err := l.TryLock(context.Background(), d)
 				return err
