@@ -2,7 +2,6 @@ package idempotency
 
 import (
 	"context"
-	"log/slog"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -39,13 +38,7 @@ func TestClaimRenewalGoexitNoPanic(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	rc := &goexitClient{Client: node.Client(t)}
-	var logs lockedBuffer
-	s, err := NewStore(rc, WithPrefix(redistest.Prefix(t)), WithClaimTTL(3*time.Second), WithTimeout(time.Second),
-		WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s, logs := debugLoggedStore(t, rc)
 	c := reserve(t, s, "renew-goexit")
 	_, cancel := c.Context(context.Background())
 	defer cancel()

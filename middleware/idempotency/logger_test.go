@@ -80,6 +80,20 @@ func (p *valueClient) DoMulti(ctx context.Context, multi ...rueidis.Completed) [
 	return p.Client.DoMulti(ctx, multi...)
 }
 
+// debugLoggedStore is a Store on rc (3 s claims, 1 s call timeout) that logs
+// from DEBUG up to the buffer it returns; closed when the test ends.
+func debugLoggedStore(t *testing.T, rc rueidis.Client) (*Store, *lockedBuffer) {
+	t.Helper()
+	logs := &lockedBuffer{}
+	s, err := NewStore(rc, WithPrefix(redistest.Prefix(t)), WithClaimTTL(3*time.Second), WithTimeout(time.Second),
+		WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, logs
+}
+
 // A panic of another kind than the one logged at ERROR, while the store's
 // calls still panic, is news: logged at ERROR too, not at DEBUG as a repeat
 // of the first.
@@ -87,13 +101,7 @@ func TestStorePanicNewKindLogged(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	rc := &valueClient{Client: node.Client(t)}
-	var logs lockedBuffer
-	s, err := NewStore(rc, WithPrefix(redistest.Prefix(t)), WithClaimTTL(3*time.Second), WithTimeout(time.Second),
-		WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s, logs := debugLoggedStore(t, rc)
 	reserve(t, s, "news")
 	errorWith := func(v string) bool {
 		for _, line := range strings.Split(logs.String(), "\n") {
