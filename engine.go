@@ -1386,7 +1386,16 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if a.fresh {
 		// Built before taking c.mu, which every Lock and Unlock of the
 		// Client shares: the critical section is the registry update alone.
-		fresh = &freshHold{h: hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}}
+		if p.side() == sideLean {
+			// Its lock context is made lazily (lockCtx.lazy), in the same
+			// allocation.
+			lf := &leanFresh{}
+			lf.lc.lazy = &lf.lazy
+			fresh = &lf.freshHold
+		} else {
+			fresh = &freshHold{}
+		}
+		fresh.h = hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}
 		fresh.h.renew.index = -1
 	}
 	c.mu.Lock()
@@ -1544,7 +1553,6 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		}
 	}
 
-	cctx, cancel := context.WithCancelCause(ctx)
 	var lc *lockCtx
 	if fresh != nil && h == &fresh.h {
 		lc = &fresh.lc
@@ -1557,7 +1565,14 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// hold's mark): not a Fence.
 		token = 0
 	}
-	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: token, hold: h}
+	var cancel context.CancelCauseFunc // nil for a lazy one
+	if lc.lazy != nil {
+		*lc = lockCtx{Context: ctx, owner: owner, name: s.name, token: token, hold: h, lazy: lc.lazy}
+	} else {
+		var cctx context.Context
+		cctx, cancel = context.WithCancelCause(ctx)
+		*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: token, hold: h}
+	}
 	// A MultiLock's member context is the MultiLock's, not the caller's:
 	// an Unlock by owner leaves it alone (untrackOwned).
 	h.trackAs(lc, cancel, ctx.Value(multiMemberKey{}) == nil)
@@ -1568,6 +1583,12 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 type freshHold struct {
 	h  hold
 	lc lockCtx
+}
+
+// leanFresh is a LeanMutex's freshHold, with its lock context's lazy state.
+type leanFresh struct {
+	freshHold
+	lazy lazyCancel
 }
 
 // watchLater schedules h's hand-over to the watchdog: its loss timer fires a

@@ -196,7 +196,7 @@ func (h *hold) end(cause error) *holdObs {
 	}
 	h.mu.Unlock()
 	for _, c := range ctxs {
-		c.cancel(cause)
+		c.stop(cause)
 	}
 	return obs
 }
@@ -219,15 +219,25 @@ type heldCtx struct {
 	own bool
 }
 
+// stop ends the context with cause.
+func (c heldCtx) stop(cause error) {
+	if c.cancel == nil {
+		c.lc.end(cause) // a lazy lock context
+		return
+	}
+	c.cancel(cause)
+}
+
 // track ties a lock context to the hold's lifetime.
 func (h *hold) track(lc *lockCtx, cancel context.CancelCauseFunc) { h.trackAs(lc, cancel, false) }
 
 // trackAs is track; own: the lock's own Lock hands lc out (heldCtx.own).
+// cancel is nil for a lazy lock context (lockCtx.lazy).
 func (h *hold) trackAs(lc *lockCtx, cancel context.CancelCauseFunc, own bool) {
 	h.mu.Lock()
 	if h.cause != nil {
 		h.mu.Unlock()
-		cancel(h.cause)
+		heldCtx{lc, cancel, own}.stop(h.cause)
 		return
 	}
 	if h.ctxs == nil {
@@ -274,7 +284,7 @@ func (h *hold) untrackOwned(ctx context.Context) {
 	c := h.ctxs[i]
 	h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
 	h.mu.Unlock()
-	c.cancel(context.Canceled)
+	c.stop(context.Canceled)
 }
 
 // untrackLC ends and forgets the context tracked for lc.
@@ -284,7 +294,7 @@ func (h *hold) untrackLC(lc *lockCtx) {
 		if c.lc == lc {
 			h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
 			h.mu.Unlock()
-			c.cancel(context.Canceled)
+			c.stop(context.Canceled)
 			return
 		}
 	}

@@ -1,0 +1,206 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// leanLazy is the lazy state of a LeanMutex's lock context, failing the
+// test when the context has none.
+func leanLazy(t *testing.T, lctx context.Context) *lazyCancel {
+	t.Helper()
+	lc, _ := lctx.(*lockCtx)
+	if lc == nil || lc.lazy == nil {
+		t.Fatalf("a LeanMutex's lock context %T is not made lazily", lctx)
+	}
+	return lc.lazy
+}
+
+// isMade reports whether the lazy context's cancellable context was made.
+func (z *lazyCancel) isMade() bool {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.inner != nil
+}
+
+// A LeanMutex's lock context makes its cancellable context only when asked
+// for one, and still keeps every promise of the context Lock returns: it
+// ends at the loss deadline, with ErrLockLost, whether it was made before
+// or after; one made after the hold ended comes back already ended, with
+// the cause it ended with, also when the caller's context has ended since;
+// and it ends with the caller's context and with Unlock.
+func TestLeanMutexLazyContext(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	const lease = 500 * time.Millisecond
+	// The context must end by the lease, counted from the request; a timer
+	// on a loaded machine may fire late, hence the margin.
+	const bound = lease + time.Second
+
+	t.Run("made after the loss", func(t *testing.T) {
+		l := mustLean(t, c, "lazy-after")
+		ctx, cancel := context.WithCancelCause(testCtx(t, 20*time.Second))
+		defer cancel(nil)
+		sent := time.Now()
+		lctx, err := l.LockWithLease(ctx, lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := leanLazy(t, lctx)
+		// Err tells the end without making the context.
+		for lctx.Err() == nil {
+			if time.Since(sent) > bound+5*time.Second {
+				t.Fatal("the lock context never ended")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if d := time.Since(sent); d > bound {
+			t.Fatalf("lock context ended %s after the request, lease %s", d.Round(time.Millisecond), lease)
+		}
+		if z.isMade() {
+			t.Fatal("Err made the cancellable context")
+		}
+		if !errors.Is(lctx.Err(), context.Canceled) {
+			t.Fatalf("Err = %v, want context.Canceled", lctx.Err())
+		}
+		// The caller's context ends after the hold did: the lock context
+		// still ended with the loss.
+		cancel(errors.New("the caller's own end"))
+		select {
+		case <-lctx.Done():
+		default:
+			t.Fatal("a lock context made after its hold was lost is not done")
+		}
+		if !errors.Is(context.Cause(lctx), ErrLockLost) || !errors.Is(lctx.Err(), context.Canceled) {
+			t.Fatalf("Cause, Err = %v, %v; want ErrLockLost, context.Canceled", context.Cause(lctx), lctx.Err())
+		}
+		// So are the contexts derived from it.
+		child, stop := context.WithCancel(lctx)
+		defer stop()
+		if !errors.Is(context.Cause(child), ErrLockLost) {
+			t.Fatalf("derived context's cause = %v, want ErrLockLost", context.Cause(child))
+		}
+	})
+
+	t.Run("made before the loss", func(t *testing.T) {
+		l := mustLean(t, c, "lazy-before")
+		ctx := testCtx(t, 20*time.Second)
+		sent := time.Now()
+		lctx, err := l.LockWithLease(ctx, lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leanLazy(t, lctx)
+		// Derived in the three ways a caller would: each must end at the
+		// loss deadline.
+		child, stop := context.WithCancel(lctx)
+		defer stop()
+		var wg sync.WaitGroup
+		ended := make(chan time.Time, 3)
+		for _, done := range []<-chan struct{}{lctx.Done(), child.Done()} {
+			wg.Go(func() {
+				<-done
+				ended <- time.Now()
+			})
+		}
+		context.AfterFunc(lctx, func() { ended <- time.Now() })
+		for range 3 {
+			select {
+			case at := <-ended:
+				if d := at.Sub(sent); d > bound {
+					t.Fatalf("lock context ended %s after the request, lease %s", d.Round(time.Millisecond), lease)
+				}
+			case <-time.After(bound + 5*time.Second):
+				t.Fatal("the lock context never ended")
+			}
+		}
+		wg.Wait()
+		if !errors.Is(context.Cause(lctx), ErrLockLost) || !errors.Is(context.Cause(child), ErrLockLost) {
+			t.Fatalf("causes %v, %v; want ErrLockLost", context.Cause(lctx), context.Cause(child))
+		}
+	})
+
+	t.Run("the caller's context ends", func(t *testing.T) {
+		l := mustLean(t, c, "lazy-caller")
+		ctx, cancel := context.WithCancelCause(testCtx(t, 20*time.Second))
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := leanLazy(t, lctx)
+		why := errors.New("the request ended")
+		cancel(why)
+		if !errors.Is(lctx.Err(), context.Canceled) || z.isMade() {
+			t.Fatalf("Err = %v (made: %v), want context.Canceled unmade", lctx.Err(), z.isMade())
+		}
+		// Released after: the context still tells the caller's end.
+		if err := l.Unlock(lctx); err != nil {
+			t.Fatalf("Unlock: %v", err)
+		}
+		if exists(t, node, l.Key()) {
+			t.Fatal("Unlock left the key")
+		}
+		<-lctx.Done()
+		if got := context.Cause(lctx); got != why {
+			t.Fatalf("Cause = %v, want the caller's %v", got, why)
+		}
+	})
+
+	t.Run("deadline", func(t *testing.T) {
+		l := mustLean(t, c, "lazy-deadline")
+		ctx, cancel := context.WithTimeout(testCtx(t, 20*time.Second), 300*time.Millisecond)
+		defer cancel()
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl, ok := lctx.Deadline()
+		if want, _ := ctx.Deadline(); !ok || !dl.Equal(want) {
+			t.Fatalf("Deadline = %v, %v; want the caller's %v", dl, ok, want)
+		}
+		<-ctx.Done()
+		if !errors.Is(lctx.Err(), context.DeadlineExceeded) {
+			t.Fatalf("Err = %v, want context.DeadlineExceeded", lctx.Err())
+		}
+		if err := l.Unlock(lctx); err != nil {
+			t.Fatalf("Unlock: %v", err)
+		}
+		<-lctx.Done()
+		if !errors.Is(lctx.Err(), context.DeadlineExceeded) {
+			t.Fatalf("after Unlock, Err = %v, want context.DeadlineExceeded", lctx.Err())
+		}
+	})
+
+	t.Run("Unlock", func(t *testing.T) {
+		l := mustLean(t, c, "lazy-unlock")
+		ctx := testCtx(t, 20*time.Second)
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := leanLazy(t, lctx)
+		if lctx.Err() != nil {
+			t.Fatalf("held lock context: Err = %v", lctx.Err())
+		}
+		if err := l.Unlock(lctx); err != nil {
+			t.Fatalf("Unlock: %v", err)
+		}
+		if !errors.Is(lctx.Err(), context.Canceled) || z.isMade() {
+			t.Fatalf("after Unlock, Err = %v (made: %v), want context.Canceled unmade", lctx.Err(), z.isMade())
+		}
+		select {
+		case <-lctx.Done():
+		default:
+			t.Fatal("a released hold's lock context, made after, is not done")
+		}
+		if got := context.Cause(lctx); got != context.Canceled {
+			t.Fatalf("Cause = %v, want context.Canceled", got)
+		}
+	})
+}
