@@ -1,9 +1,12 @@
 package scriptlock
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
@@ -16,16 +19,32 @@ import (
 // the Extend's shorter lease. Once the link stops carrying anything, the
 // lock context must end before the lock's key expires on the server: the
 // Client never counts on a longer lease than the server has.
+//
+// The renewal's reply comes first (the server ran it first), while the
+// Extend is in flight: it must not move the deadline to the watchdog's
+// longer lease. Two things keep the calls overlapping on the server as
+// named: the renewal's script is loaded beforehand (one answered NOSCRIPT
+// is sent again a round trip later, and ran after the Extend), and the
+// connection pipelines from the first call on (rueidis's sync mode writes
+// the Extend only once the renewal's reply is in, and the two no longer
+// overlap).
 func TestExtendShorterBesideRenewalSlowLink(t *testing.T) {
 	t.Parallel()
 	const oneWay = 150 * time.Millisecond
 	const long, short = 3 * time.Second, 2500 * time.Millisecond
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	c := newTestClient(t, px.Client(t), WithWatchdog(long, 0))
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
+		PipelineMultiplex: -1, AlwaysPipelining: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	c := newTestClient(t, rc, WithWatchdog(long, 0))
 	m := mustMutex(t, c, "l")
 	ctx := testCtx(t, 30*time.Second)
 	warmShared(t, m)
+	warmRenewal(t, c, mustMutex(t, c, "warm"))
 	octx := WithOwner(ctx, "job")
 	outer, err := m.LockWithLease(octx, 10*time.Second)
 	if err != nil {
@@ -67,7 +86,10 @@ func TestExtendShorterBesideRenewalSlowLink(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Extend: %v", err)
 	}
-	time.Sleep(3 * oneWay) // every reply is in
+	// The renewal's reply came before the Extend's. The renewal the
+	// shorter lease has the watchdog make at once (renewSoon) must not
+	// reach the server: it would set the longer lease again, and hide a
+	// deadline the first renewal's reply moved past the Extend's lease.
 	px.Freeze()
 	defer px.Thaw()
 	end := time.Now().Add(4 * long)
@@ -86,4 +108,22 @@ func TestExtendShorterBesideRenewalSlowLink(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	t.Fatalf("the lock's key did not expire")
+}
+
+// warmRenewal holds l until the watchdog has renewed it once, so that the
+// server has the script of l's renewals.
+func warmRenewal(t *testing.T, c *Client, l Locker) {
+	t.Helper()
+	lctx, err := l.Lock(testCtx(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("warm-up Lock: %v", err)
+	}
+	for n := c.wd.renewals.Load(); c.wd.renewals.Load() == n; time.Sleep(10 * time.Millisecond) {
+		if lctx.Err() != nil {
+			t.Fatalf("warm-up hold lost: %v", context.Cause(lctx))
+		}
+	}
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatalf("warm-up Unlock: %v", err)
+	}
 }
