@@ -67,6 +67,33 @@ local function refusal(publish, ch)
   end
   return nil
 end
+-- count reads a latch's value as Redis counts it (DECR's integers: an
+-- optional '-', no leading zero, within 64 bits), nil for any other: Lua's
+-- tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
+-- past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
+-- open latch).
+local function count(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if not d then
+    if v == '0' then
+      return 0
+    end
+    return nil
+  end
+  if #d > 19 then
+    return nil
+  end
+  if #d == 19 then
+    local high, low, max = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11)), 854775807
+    if sign == '-' then
+      max = 854775808
+    end
+    if high > 9223372036 or (high == 9223372036 and low > max) then
+      return nil
+    end
+  end
+  return tonumber(v)
+end
 local seen = redis.call('get', KEYS[3])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -88,7 +115,7 @@ if seen ~= '' then
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
-if value and not tonumber(value) then
+if value and not count(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 -- Checked before the writes (only when there is a latch to delete, the
@@ -109,7 +136,7 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "96171eac77cc96a83dfde770bf5a4f4bb68fa0d9"
+const latchDeleteSHA1 = "dc90a01a82573fe95b598cd6da30ba9fa59eba3d"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 

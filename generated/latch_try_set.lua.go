@@ -67,10 +67,38 @@ local function refusal(publish, ch)
   end
   return nil
 end
+-- count reads a latch's value as Redis counts it (DECR's integers: an
+-- optional '-', no leading zero, within 64 bits), nil for any other: Lua's
+-- tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
+-- past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
+-- open latch).
+local function count(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if not d then
+    if v == '0' then
+      return 0
+    end
+    return nil
+  end
+  if #d > 19 then
+    return nil
+  end
+  if #d == 19 then
+    local high, low, max = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11)), 854775807
+    if sign == '-' then
+      max = 854775808
+    end
+    if high > 9223372036 or (high == 9223372036 and low > max) then
+      return nil
+    end
+  end
+  return tonumber(v)
+end
 if redis.call('get', KEYS[3]) == ARGV[2] then
   -- Only while the latch still counts: after a zero (or a Delete) "1"
   -- would close a Redisson waiter's latch that the zero opened.
-  local left = tonumber(redis.call('get', KEYS[1]))
+  local value = redis.call('get', KEYS[1])
+  local left = value and count(value)
   if left and left > 0 then
     redis.call(ARGV[3], KEYS[2], '1')
   end
@@ -78,7 +106,7 @@ if redis.call('get', KEYS[3]) == ARGV[2] then
 end
 local value = redis.call('get', KEYS[1])
 if value then
-  if not tonumber(value) then
+  if not count(value) then
     return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
   end
   return 0
@@ -96,7 +124,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "717d7b27fd5e706371f52ee6cbcb7ffe46e0f1d8"
+const latchTrySetSHA1 = "d49d37a163c733ef1a867060e5b4f2c40636ef36"
 
 var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 

@@ -8,8 +8,36 @@
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @readonly
+-- count reads a latch's value as Redis counts it (DECR's integers: an
+-- optional '-', no leading zero, within 64 bits), nil for any other: Lua's
+-- tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
+-- past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
+-- open latch).
+local function count(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if not d then
+    if v == '0' then
+      return 0
+    end
+    return nil
+  end
+  if #d > 19 then
+    return nil
+  end
+  if #d == 19 then
+    local high, low, max = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11)), 854775807
+    if sign == '-' then
+      max = 854775808
+    end
+    if high > 9223372036 or (high == 9223372036 and low > max) then
+      return nil
+    end
+  end
+  return tonumber(v)
+end
 local value = redis.call('get', KEYS[1])
-if value and not tonumber(value) then
+local n = value and count(value)
+if value and not n then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-return math.min(tonumber(value or '0'), 9007199254740991)
+return math.min(n or 0, 9007199254740991)

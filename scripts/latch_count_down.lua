@@ -30,6 +30,33 @@
 local function printable(s)
   return (string.gsub(s, '%c', '?'))
 end
+-- count reads a latch's value as Redis counts it (DECR's integers: an
+-- optional '-', no leading zero, within 64 bits), nil for any other: Lua's
+-- tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
+-- past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
+-- open latch).
+local function count(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if not d then
+    if v == '0' then
+      return 0
+    end
+    return nil
+  end
+  if #d > 19 then
+    return nil
+  end
+  if #d == 19 then
+    local high, low, max = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11)), 854775807
+    if sign == '-' then
+      max = 854775808
+    end
+    if high > 9223372036 or (high == 9223372036 and low > max) then
+      return nil
+    end
+  end
+  return tonumber(v)
+end
 local value = redis.call('get', KEYS[1])
 if not value then
   if redis.call('exists', KEYS[3]) == 1 then
@@ -37,10 +64,11 @@ if not value then
   end
   return 0
 end
-if not tonumber(value) then
+local n = count(value)
+if not n then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]) == 0 then
+if n <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]) == 0 then
   -- acl_check_cmd raises on a command the server lacks (SPUBLISH renamed
   -- away on Redis 7): that is the refusal the Client makes the call again
   -- with PUBLISH for, and it must come before anything is written.
@@ -58,7 +86,7 @@ if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]
   end
 end
 if redis.call('exists', KEYS[3]) == 1 then
-  return tonumber(value)
+  return n
 end
 -- The first write: a count DECR refuses (below -2^63, or not an integer)
 -- fails the call here with nothing written, its record neither.
