@@ -34,7 +34,10 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 -- and left is the longest remaining lease (ms) of its own read holds, which
 -- the lock outlives (-1 when none of them has one left; 0 from a retry that
--- only read the latch); {2, 0}: this owner's last read hold is gone.
+-- only read the latch); {2, 0}: this owner's last read hold is gone; {3, 0}:
+-- not held either, the hold's lease had run out (none of the owner's lease
+-- keys was left) while other readers kept the lock, and its field, which
+-- Redisson's layout keeps until then, is given up as a release would.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
@@ -129,12 +132,29 @@ if redis.acl_check_cmd then
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the release message to channel ' .. (string.gsub(KEYS[2], '%c', '?')) .. ' (the channel is refused); nothing changed')
   end
 end
+-- ended: none of the owner's read holds has its lease key left. Their
+-- fields outlive the keys while other readers keep the lock, so the owner
+-- seems to read: the hold is given up all the same (a field left behind
+-- would come back to life with the owner's next hold, whose renewal makes
+-- every lease key again), but the answer is 3, not held.
+local ended = true
+for i = 1, tonumber(redis.call('hget', KEYS[1], ARGV[1])) or 0 do
+  if redis.call('exists', KEYS[3] .. ':' .. i) == 1 then
+    ended = false
+    break
+  end
+end
 local holds = redis.call('hincrby', KEYS[1], ARGV[1], '-1')
 redis.call('del', KEYS[3] .. ':' .. (holds + 1))
 local status = 1
 if holds <= 0 then
   redis.call('hdel', KEYS[1], ARGV[1])
   status = 2
+end
+-- answer is what the caller is told (and a repeat, through the latch).
+local answer = status
+if ended then
+  answer = 3
 end
 if redis.call('hlen', KEYS[1]) > 1 then
   local longest, own = -3, -1
@@ -162,28 +182,32 @@ if redis.call('hlen', KEYS[1]) > 1 then
     if sooner then
       -- Latched first (status + 10: a repeat publishes again), as the
       -- publish may fail after the writes.
-      redis.call('set', KEYS[5], status + 10, 'px', ARGV[3])
+      redis.call('set', KEYS[5], answer + 10, 'px', ARGV[3])
       redis.call(ARGV[2], KEYS[2], '1')
     else
-      redis.call('set', KEYS[5], status, 'px', ARGV[3])
+      redis.call('set', KEYS[5], answer, 'px', ARGV[3])
     end
-    if status == 2 then
-      return {2, 0}
+    if answer ~= 1 then
+      return {answer, 0}
     end
-    return {status, own}
+    return {1, own}
   end
+end
+-- No lease left on the lock: the owner's last read hold goes with it.
+if not ended then
+  answer = 2
 end
 redis.call('del', KEYS[1])
 -- Latched first as well (status + 20: a repeat publishes "0" again): made
 -- again after its publish failed, the release would find the lock gone and
 -- answer "not held".
-redis.call('set', KEYS[5], '22', 'px', ARGV[3])
+redis.call('set', KEYS[5], answer + 20, 'px', ARGV[3])
 redis.call(ARGV[2], KEYS[2], '0')
-return {2, 0}
+return {answer, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "f918db2c6475b77c41399c82ca58784eb048b8f6"
+const rwReadReleaseSHA1 = "510c61e2b4663d374167daa0fcd3b6fdb3a363dc"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -214,7 +238,10 @@ type RwReadReleaseResult struct {
 // Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 // and left is the longest remaining lease (ms) of its own read holds, which
 // the lock outlives (-1 when none of them has one left; 0 from a retry that
-// only read the latch); {2, 0}: this owner's last read hold is gone.
+// only read the latch); {2, 0}: this owner's last read hold is gone; {3, 0}:
+// not held either, the hold's lease had run out (none of the owner's lease
+// keys was left) while other readers kept the lock, and its field, which
+// Redisson's layout keeps until then, is given up as a release would.
 //
 // Redis script flags: allow-oom.
 func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (RwReadReleaseResult, error) {
