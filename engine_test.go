@@ -1204,7 +1204,10 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 	}
 	for name, open := range cases {
 		t.Run(name, func(t *testing.T) {
-			p := newProxied(t, WithReleaseTimeout(300*time.Millisecond))
+			// Close's last attempt has the release timeout, less the 100ms
+			// the server stays frozen after Close began, to reconnect and
+			// undo: 200ms of it was too little on a loaded machine.
+			p := newProxied(t, WithReleaseTimeout(time.Second))
 			tg := open(t, p)
 			p.px.FreezeReplies()
 			res := make(chan error, 1)
@@ -1222,7 +1225,7 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 			if err := <-res; err == nil {
 				t.Fatal("the acquisition succeeded although its reply was lost")
 			}
-			time.Sleep(700 * time.Millisecond) // undo attempts time out meanwhile
+			time.Sleep(1300 * time.Millisecond) // an undo attempt times out meanwhile
 			if !tg.held() {
 				t.Fatal("undone while the server was unreachable")
 			}
