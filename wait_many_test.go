@@ -31,11 +31,13 @@ func TestManyNamesOneClient(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ws))
 	ctx := testCtx(t, 30*time.Second)
-	for _, w := range ws {
+	through := make([]time.Time, len(ws)) // when each waiter got through
+	for i, w := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			errs <- w.wait(ctx)
+			through[i] = time.Now()
 		}()
 	}
 	// Every waiter subscribed and asleep: at most its fallback (1 s) would
@@ -51,8 +53,11 @@ func TestManyNamesOneClient(t *testing.T) {
 	}) {
 		t.Fatal("not every waiter subscribed")
 	}
-	start := time.Now()
-	for _, w := range ws {
+	// Each waiter is timed from its own release: the 200 releases, one
+	// after another, take long on a loaded machine.
+	released := make([]time.Time, len(ws))
+	for i, w := range ws {
+		released[i] = time.Now()
 		w.release()
 	}
 	done := make(chan struct{})
@@ -62,8 +67,15 @@ func TestManyNamesOneClient(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("waiters still waiting 10s after every release")
 	}
-	if took := time.Since(start); took > 1500*time.Millisecond {
-		t.Errorf("all %d through only %s after the releases began: woken by fallbacks, not releases", len(ws), took)
+	slow, slowest := 0, time.Duration(0)
+	for i := range ws {
+		if took := through[i].Sub(released[i]); took > 1500*time.Millisecond {
+			slow++
+			slowest = max(slowest, took)
+		}
+	}
+	if slow > 0 {
+		t.Errorf("%d of %d waiters through over 1.5s after their releases began (the slowest after %s): woken by fallbacks, not releases", slow, len(ws), slowest)
 	}
 	close(errs)
 	for err := range errs {
