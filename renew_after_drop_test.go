@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -59,9 +60,11 @@ func TestRenewalNotResentAfterHoldEnded(t *testing.T) {
 func TestRenewalBrokenConnLongInterval(t *testing.T) {
 	t.Parallel()
 	// The window between the broken renewal and the loss deadline, lease -
-	// every - 200ms, is 800ms: room for a retry at half of it and its round
-	// trip on a loaded machine, and still shorter than the quarter interval
-	// (1s) the retry once waited.
+	// every less the loss margin, is about 900ms: room for a retry at half
+	// of it and its round trip on a loaded machine, and still shorter than
+	// the quarter interval (1s) the retry once waited. The connection is
+	// dropped as soon as the renewal is held in the proxy: a fixed wait for
+	// it took a good part of the window when its sleeps woke late.
 	const lease, every = 5 * time.Second, 4 * time.Second
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
@@ -72,9 +75,12 @@ func TestRenewalBrokenConnLongInterval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(every - 200*time.Millisecond)
-			p.px.Freeze()
-			time.Sleep(400 * time.Millisecond) // the first renewal is held in the proxy
+			// The first renewal, which sets the lease again, is held in the
+			// proxy.
+			p.px.HoldOn("\r\n" + strconv.FormatInt(lease.Milliseconds(), 10) + "\r\n")
+			if !eventually(every+2*time.Second, p.px.HeldOn) {
+				t.Fatal("no renewal sent")
+			}
 			p.px.DropAll()
 			p.px.Thaw()
 			time.Sleep(lease - every + 500*time.Millisecond) // past the loss deadline had no renewal succeeded
