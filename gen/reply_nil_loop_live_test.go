@@ -64,3 +64,44 @@ func TestReplyNilLoopAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyNilLoopResp3AgreesWithServer: a local given a reply before
+// redis.setresp(3) and another after it may hold nil, which RESP3 hands
+// Lua for a nil reply: while v ~= nil do stops on an empty list, as the
+// server shows, and the checker takes it.
+func TestReplyNilLoopResp3AgreesWithServer(t *testing.T) {
+	t.Parallel()
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	src := "-- @key src\n-- @key dst\n-- @return none\nlocal v = redis.call('LPOP', KEYS[1])\nredis.setresp(3)\nwhile v ~= nil do\n  redis.call('RPUSH', KEYS[2], v)\n  v = redis.call('LPOP', KEYS[1])\nend\n"
+	var got []string
+	_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+	for _, e := range []error{err, warnings} {
+		var errs Errors
+		if errors.As(e, &errs) {
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+		} else if e != nil {
+			t.Fatal(e)
+		}
+	}
+	if g := strings.Join(got, "\n"); g != "" {
+		t.Errorf("checker:\n%s\nwant nothing", g)
+	}
+	keys := []string{"{t}src", "{t}dst"}
+	if err := rc.Do(ctx, rc.B().Rpush().Key(keys[0]).Element("a", "b").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key(keys...).Build()).Error()
+	if rueidis.IsRedisNil(err) {
+		err = nil
+	}
+	if err != nil {
+		t.Errorf("the server refused it: %v", err)
+	}
+	if n, err := rc.Do(ctx, rc.B().Llen().Key(keys[1]).Build()).AsInt64(); err != nil || n != 2 {
+		t.Errorf("LLEN dst = %d, %v; want 2", n, err)
+	}
+}

@@ -80,7 +80,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		resp3, maybe3 = resp3Line(pf.RedisLibCalls, pf.Funcs), maybeResp3Line(pf.RedisLibCalls, pf.Funcs)
 	}
 	callIn3 := func(i int) bool { return i >= 0 && i < len(pf.Calls) && maybe3(pf.Calls[i].Pos) != 0 }
-	opIn3 := func(o parse.Operand) bool { return o.Type == parse.OperandReply && callIn3(o.Call) }
+	// (A local holding one of several replies: any of them.)
+	opIn3 := func(o parse.Operand) bool {
+		return o.Type == parse.OperandReply && (callIn3(o.Call) || slices.ContainsFunc(o.Calls, callIn3))
+	}
 	var retIn3 func(ret parse.Return) bool
 	retIn3 = func(ret parse.Return) bool {
 		if maybe3(ret.Pos) != 0 {

@@ -639,6 +639,10 @@ type Operand struct {
 	Type OperandType
 	Text string // for messages: ARGV[1], "x", 5, n (ARGV[1]), ...
 	Call int    // OperandReply: the index of the call in File.Calls
+	// Calls are, for a local holding the reply of one of several calls,
+	// the index of each (Call is the first): one made after
+	// redis.setresp(3) may be nil.
+	Calls []int
 	// Argv is n when the operand is exactly ARGV[n] (or a local holding it).
 	Argv int
 	// Literal is the text of a string literal operand.

@@ -4153,6 +4153,7 @@ func (w *walker) repliesOperand(e ast.Expr) Operand {
 		return Operand{}
 	}
 	var cmds []string
+	var calls []int
 	for _, a := range l.reply.Alts {
 		if a.Kind != ReturnCall {
 			return Operand{}
@@ -4160,8 +4161,9 @@ func (w *walker) repliesOperand(e ast.Expr) Operand {
 		if c := strings.ToUpper(a.Command); !slices.Contains(cmds, c) {
 			cmds = append(cmds, c)
 		}
+		calls = append(calls, a.Call)
 	}
-	return Operand{Type: OperandReply, Text: id.Value + " (the reply of " + strings.Join(cmds, " or ") + ")", Call: l.reply.Alts[0].Call}
+	return Operand{Type: OperandReply, Text: id.Value + " (the reply of " + strings.Join(cmds, " or ") + ")", Call: calls[0], Calls: calls}
 }
 
 // fieldName is the string a table index is for certain: a string literal,
