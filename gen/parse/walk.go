@@ -3645,7 +3645,7 @@ func (w *walker) expr(e ast.Expr) {
 // line is the n-th in its text).
 func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int) {
 	left := w.operation(lhs, op, Pos{})
-	pos, _ := w.tokenPos(line, op, false)
+	pos := w.operatorPos(line, rhs.Line(), op)
 	if left >= 0 {
 		w.f.Operations[left].Pos = pos
 	}
@@ -3658,6 +3658,27 @@ func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int
 	w.nilOperand(lhs, op, pos)
 	w.nilOperand(rhs, op, pos)
 	w.operation(rhs, op, pos)
+}
+
+// operatorPos is the position of a binary operator op whose expression
+// starts on line and whose right side starts on last: the next one not yet
+// walked on line, or, when all there are, on the first line up to last that
+// has one left ('a'\n  .. v puts it on the next line).
+func (w *walker) operatorPos(line, last int, op string) Pos {
+	for l := line; l <= last; l++ {
+		left := 0
+		for _, t := range w.toks {
+			if t.line == l && t.str == op && t.typ != luaparse.TString {
+				left++
+			}
+		}
+		if w.seen[identKey{l, op}] < left {
+			pos, _ := w.tokenPos(l, op, false)
+			return pos
+		}
+	}
+	pos, _ := w.tokenPos(line, op, false)
+	return pos
 }
 
 // nilOperand records e as a NilOperand of op at pos when it is a local
