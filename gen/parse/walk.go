@@ -1777,15 +1777,18 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.pop()
 		done()
 		// An early exit on a nil test (if not v then return '' end)
-		// leaves v neither nil nor false for the rest of this block.
+		// leaves v neither nil nor false for the rest of this block; so
+		// does a break, in the rest of this block of the loop's body (if
+		// not v then break end). All this is scoped to the block: past the
+		// loop the break's path goes on.
 		switch {
-		case exits(s.Then):
+		case exits(s.Then) || endsWithBreak(s.Then):
 			w.guard(isNil)
 			w.markNilOnly(w.nilOnlyNames(s.Condition, false), w.fullGuards(s.Condition, true))
 			w.exitConds(s.Condition, false)
 			w.guardNonzero(nonzeroElse)
 			w.guardWhole(wholeElse)
-		case exits(s.Else):
+		case exits(s.Else) || endsWithBreak(s.Else):
 			w.guard(notNil)
 			w.markNilOnly(w.nilOnlyNames(s.Condition, true), w.fullGuards(s.Condition, false))
 			w.exitConds(s.Condition, true)
@@ -1807,6 +1810,9 @@ func (w *walker) stmt(s ast.Stmt) {
 		// after it, as it does on every path that goes on.
 		every := w.givenOnEveryPath(s)
 		w.guardGiven(every)
+		// if c then v = 'x' else break end: so in the rest of this block
+		// of the loop's body (guarded only, as above).
+		w.guard(w.givenPastBreak(s))
 		for _, n := range every {
 			if l, _ := w.lookup(n); l != nil {
 				l.nilv = nilSource{}
@@ -2087,6 +2093,42 @@ func (w *walker) givenOnEveryPath(s *ast.IfStmt) []string {
 		}
 	}
 	return given
+}
+
+// givenPastBreak lists the names an if one branch of which ends with a
+// break gives a value that is neither nil nor false in its other branch:
+// the only one that goes on after it, in the loop's body.
+func (w *walker) givenPastBreak(s *ast.IfStmt) []string {
+	var other []ast.Stmt
+	switch {
+	case len(s.Else) == 0:
+		return nil
+	case endsWithBreak(s.Then):
+		other = s.Else
+	case endsWithBreak(s.Else):
+		other = s.Then
+	default:
+		return nil
+	}
+	w.judged = append(w.judged, []ast.Stmt{s})
+	defer func() { w.judged = w.judged[:len(w.judged)-1] }()
+	var given []string
+	for _, n := range assignedNames(other) {
+		if w.branchGives(other, n) {
+			given = append(given, n)
+		}
+	}
+	return given
+}
+
+// endsWithBreak reports whether list ends with a break: the rest of the
+// loop's body never runs after it.
+func endsWithBreak(list []ast.Stmt) bool {
+	if len(list) == 0 {
+		return false
+	}
+	_, ok := list[len(list)-1].(*ast.BreakStmt)
+	return ok
 }
 
 // ifGives reports whether every path of an if that goes on after it gives
