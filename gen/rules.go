@@ -207,6 +207,8 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		if !opIn3(c.Left) && !opIn3(c.Right) {
 			checkCompare(c, pf.Calls, r.args, at)
 			checkStringOrder(c, pf.Calls, r.args, warn)
+		} else {
+			checkNilCompareBefore3(c, pf.Calls, callIn3, warn)
 		}
 	}
 	for _, f := range pf.Fields {
@@ -4022,4 +4024,35 @@ func checkNilOperand(o parse.NilOperand, at, warn func(parse.Pos, string, ...any
 		return
 	}
 	warn(o.Pos, "%s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Lua fails the script at run time on those paths %s; give it a value on every path, or test it first (if %s then ... end)", subject, fails, o.Name)
+}
+
+// checkNilCompareBefore3 warns of v == nil (or ~=), v a local holding the
+// replies of several calls, some made after redis.setresp(3) (nil there for
+// a nil reply: no comparison that always holds) and some before it: those
+// are false, not nil, for a nil reply, and the comparison lets that false
+// through (to RPUSH, say, which Redis refuses).
+func checkNilCompareBefore3(c parse.Compare, calls []parse.Call, in3 func(int) bool, warn func(parse.Pos, string, ...any)) {
+	if c.Op != "==" && c.Op != "~=" {
+		return
+	}
+	o := c.Left
+	if o.Type == parse.OperandNil {
+		o = c.Right
+	} else if c.Right.Type != parse.OperandNil {
+		return
+	}
+	if o.Type != parse.OperandReply || len(o.Calls) == 0 {
+		return
+	}
+	i := slices.IndexFunc(o.Calls, func(i int) bool { return i >= 0 && i < len(calls) && !in3(i) })
+	if i < 0 {
+		return
+	}
+	call := calls[o.Calls[i]]
+	cmd := strings.ToUpper(call.Command)
+	if cmd == "" {
+		cmd = "call"
+	}
+	warn(c.Pos, "%s compares %s with nil, but the reply of the %s on line %d, made before redis.setresp(3), is false, not nil, when Redis replies nil: the comparison lets that false through; test it with not, or compare with false as well",
+		c.Op, o.Text, cmd, call.Pos.Line)
 }
