@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"context"
 	"testing"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
@@ -29,11 +30,16 @@ func TestNilLocalBreakAgreesWithServer(t *testing.T) {
 		{"tested, then a break", "for i = 1, 2 do\n  if ARGV[1] == 'y' then v = 'x' end\n  if not v then break end\n  redis.call('SET', KEYS[1], 'p' .. v)\nend", "", ""},
 		{"given, else a break", "for i = 1, 2 do\n  if ARGV[1] == 'y' then v = 'x' else break end\n  redis.call('SET', KEYS[1], 'p' .. v)\nend", "", ""},
 		{"a break, else given", "for i = 1, 2 do\n  if ARGV[1] ~= 'y' then break else v = 'x' end\n  redis.call('SET', KEYS[1], 'p' .. v)\nend", "", ""},
+		{"a reply, given, else a break", "for i = 1, 2 do\n  v = redis.call('GET', KEYS[1])\n  if ARGV[1] ~= 'y' then v = 'x' else break end\n  redis.call('SET', KEYS[1], 'p' .. v)\nend", "", ""},
 		{"a nil test, then a break", "for i = 1, 2 do\n  v = redis.call('GET', KEYS[1])\n  if ARGV[1] == 'y' then v = 'x' end\n  if v == nil then break end\n  redis.call('SET', KEYS[1], 'p' .. v)\nend", falseWarn, falseFailed},
 		{"past the loop", "for i = 1, 2 do\n  if ARGV[1] == 'y' then v = 'x' end\n  if not v then break end\nend\n\nredis.call('SET', KEYS[1], 'p' .. v)", warn, failed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @arg a string\n-- @return none\nlocal v\n" + tc.body + "\n"
+			// (Each from a missing key: GET replies nil.)
+			if err := rc.Do(context.Background(), rc.B().Del().Key("{t}k").Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
 			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}k"}, "n")
 		})
 	}

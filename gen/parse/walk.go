@@ -7226,6 +7226,10 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 		}
 		if l != nil && w.knownNilOnly(l) {
 			o.Tested = false // (if v ~= nil then ... v .. 'x': false there)
+		} else if l != nil && w.guarded(l) && !w.knownFalse(l) {
+			// (Shown to hold a value there though not read: given one on
+			// the one path past an if whose other ends with a break.)
+			o.Tested = true
 		}
 		o.Probed = w.probed[ns.call] > 0 && w.shaped[ns.call] == 0
 	}
