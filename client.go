@@ -1054,6 +1054,10 @@ type guardState struct {
 	// one its count was of (rerouted).
 	ids        atomic.Pointer[map[string]string]
 	refreshing atomic.Bool
+	// replicated: a count found a primary with replicas. A primary then
+	// counted without any is one a failover or a lost link has just left
+	// so (refreshReplicas), not a server run without replicas.
+	replicated atomic.Bool
 	// evictionWarned holds the eviction policies the log was warned of
 	// (see warnEviction), under evictionMu: every policy the primaries
 	// have, not the last only, which primaries of different policies
@@ -1399,7 +1403,17 @@ func ownerIndex(owners []slotOwner, slot uint16) (i int, found bool) {
 // (countClock), is older at now than countAge for a call wanting want.
 func (c *Client) refreshReplicas(checked, now int64, key string, want int) int {
 	n := c.replicasOf(key)
-	c.refreshOlder(checked, now, countAge(want, n))
+	age := countAge(want, n)
+	if n == 0 && c.guard.replicated.Load() {
+		// Counted without replicas in a deployment that has them: most
+		// often a promoted replica counted before the demoted primary
+		// came back as its replica, within a second. Its writes go out
+		// unguarded until the next count, and the next failover loses
+		// what they granted: that count comes after guardRecheck, not
+		// guardRefresh.
+		age = guardRecheck
+	}
+	c.refreshOlder(checked, now, age)
 	return n
 }
 
@@ -1412,7 +1426,8 @@ func (c *Client) refreshReplicas(checked, now int64, key string, want int) int {
 // guardRefresh, as a new replica changes nothing the call waits for. The
 // default, one replica, on a primary without any is left at guardRefresh:
 // nothing guards that primary's writes, and every Client of a server
-// without replicas would ask it for INFO each second.
+// without replicas would ask it for INFO each second (refreshReplicas
+// makes it guardRecheck where a count found replicas before).
 func countAge(want, n int) time.Duration {
 	if want == GuardAllReplicas || want > 1 && n < want {
 		return guardRecheck
@@ -1518,6 +1533,9 @@ wait:
 			if primary = strings.Contains(a.info, "role:master"); primary {
 				c.warnEviction(a.info)
 				if k, ok := onlineReplicas(a.info); ok {
+					if k > 0 {
+						c.guard.replicated.Store(true)
+					}
 					if least < 0 || k < least {
 						least = k
 					}
