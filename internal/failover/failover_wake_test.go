@@ -1,0 +1,183 @@
+package failover_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestSentinelFailoverWaitersWoken: waiters of every kind wait, each
+// subscribed on the primary, for what a holder on another Client holds,
+// when the sentinels hand over to a replica (SENTINEL FAILOVER, which
+// loses no write; then the primary killed). The holder gives back on the new
+// primary at once, before the old one (demoted only at the sentinels' next
+// round, up to 10 s later) replicates from it. Each waiter takes what was given
+// back within a few seconds, woken by the release message on the new primary,
+// not by its fallback timer (the lease and waiter timeout: two minutes).
+func TestSentinelFailoverWaitersWoken(t *testing.T) {
+	t.Parallel()
+	for _, kill := range []bool{false, true} {
+		t.Run(fmt.Sprintf("kill=%v", kill), func(t *testing.T) {
+			t.Parallel()
+			failoverWaitersWoken(t, kill)
+		})
+	}
+}
+
+func failoverWaitersWoken(t *testing.T, kill bool) {
+	s := redistest.Sentinel(t)
+	prefix := redistest.Prefix(t)
+	const lease = 2 * time.Minute
+	opts := []scriptlock.Option{guardOpt(true), scriptlock.WithWaiterTimeout(lease), scriptlock.WithWatchdog(lease, 5*time.Second)}
+	hc := sentinelLocks(t, s, prefix, opts...)
+	wc := sentinelLocks(t, s, prefix, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+
+	type leased interface {
+		scriptlock.Locker
+		LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error)
+	}
+	must := func(l leased, err error) leased {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	type waiter struct {
+		name    string
+		wait    func(ctx context.Context) error
+		release func() error
+	}
+	var waiters []waiter
+	for _, k := range []struct {
+		name string
+		make func(c *scriptlock.Client) (leased, error)
+	}{
+		{"Mutex", func(c *scriptlock.Client) (leased, error) { return c.Mutex("m") }},
+		{"FairMutex", func(c *scriptlock.Client) (leased, error) { return c.FairMutex("f") }},
+		{"RWMutex", func(c *scriptlock.Client) (leased, error) { return c.RWMutex("rw") }},
+		{"LeanMutex", func(c *scriptlock.Client) (leased, error) { return c.LeanMutex("lean") }},
+	} {
+		h, w := must(k.make(hc)), must(k.make(wc))
+		hctx, err := h.LockWithLease(ctx, lease)
+		if err != nil {
+			t.Fatalf("%s: holder: %v", k.name, err)
+		}
+		waiters = append(waiters, waiter{k.name,
+			func(ctx context.Context) error {
+				lctx, err := w.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				return w.Unlock(lctx)
+			},
+			func() error { return h.Unlock(hctx) }})
+	}
+	hs, err := hc.Semaphore("sem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := wc.Semaphore("sem")
+	if _, err := hs.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := hs.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	waiters = append(waiters, waiter{"Semaphore",
+		func(ctx context.Context) error {
+			if err := ws.Acquire(ctx, 1); err != nil {
+				return err
+			}
+			return ws.Release(ctx, 1)
+		},
+		func() error { return hs.Release(ctx, 1) }})
+	hp, err := hc.PermitSemaphore("permits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp, _ := wc.PermitSemaphore("permits")
+	if _, err := hp.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := hp.Acquire(ctx, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiters = append(waiters, waiter{"PermitSemaphore",
+		func(ctx context.Context) error {
+			id, err := wp.Acquire(ctx, lease)
+			if err != nil {
+				return err
+			}
+			return wp.Release(ctx, id)
+		},
+		func() error { return hp.Release(ctx, id) }})
+
+	old := s.Primary(t)
+	if n, err := old.Do(t, "WAIT", "2", "5000").AsInt64(); err != nil || n != 2 {
+		t.Fatalf("WAIT 2: %d, %v", n, err)
+	}
+	type result struct {
+		at  time.Time
+		err error
+	}
+	results := make([]chan result, len(waiters))
+	for i, w := range waiters {
+		results[i] = make(chan result, 1)
+		go func() {
+			err := w.wait(ctx)
+			results[i] <- result{time.Now(), err}
+		}()
+	}
+	time.Sleep(2 * time.Second) // every waiter is asleep on its subscription
+	var primary *redistest.Node
+	var took time.Duration
+	if kill {
+		old, primary, took = s.KillPrimary(t)
+	} else {
+		old, primary, took = s.Failover(t)
+	}
+	t.Logf("failover from %s to %s in %v", old.Addr, primary.Addr, took)
+	// The holder's Client follows the failover (its releases go to the new
+	// primary); the old one is not yet a replica of the new one.
+	time.Sleep(time.Second)
+	for i, w := range waiters {
+		select {
+		case r := <-results[i]:
+			t.Fatalf("%s: the waiter returned before the release: %v", w.name, r.err)
+		default:
+		}
+	}
+	released := make([]time.Time, len(waiters))
+	for i, w := range waiters {
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			err := w.release()
+			if err == nil {
+				released[i] = time.Now()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: holder's release on the new primary: %v", w.name, err)
+			}
+		}
+	}
+	for i, w := range waiters {
+		select {
+		case r := <-results[i]:
+			if r.err != nil {
+				t.Errorf("%s: waiter failed through the failover: %v", w.name, r.err)
+			} else if d := r.at.Sub(released[i]); d > 6*time.Second {
+				t.Errorf("%s: the waiter took it %v after its release: not woken by the release message", w.name, d.Round(time.Millisecond))
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("%s: the waiter still waits 30 s after the release", w.name)
+		}
+	}
+}
