@@ -83,8 +83,9 @@ func TestClusterFailoverContended(t *testing.T) {
 					}
 				})
 			}
-			time.Sleep(2 * time.Second)
-			for round := range 4 {
+			time.Sleep(time.Second)
+			// Three rounds keep each mode within about 15 s.
+			for round := range 3 {
 				p := cl.NodeFor(t, key)
 				replica := replicaOf(t, cl, p)
 				if err := replica.Do(t, "CLUSTER", "FAILOVER", mode).Error(); err != nil {
