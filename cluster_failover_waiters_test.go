@@ -1,8 +1,6 @@
 package scriptlock
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -39,7 +37,7 @@ func TestClusterFailoverWaitersEveryKind(t *testing.T) {
 				wait   func() (token int64, err error)
 				isLock bool
 			}
-			lockPair := func(name string, hl, wl Locker, key string, read bool) pair {
+			lockPair := func(name string, hl, wl Locker, key string) pair {
 				return pair{name: name, key: key, isLock: true,
 					hold: func() (func() error, int64, error) {
 						l, err := hl.Lock(ctx)
@@ -60,7 +58,7 @@ func TestClusterFailoverWaitersEveryKind(t *testing.T) {
 			}
 			var pairs []pair
 			hf, wf := mustFair(t, h, "fo-fair"), mustFair(t, w, "fo-fair")
-			pairs = append(pairs, lockPair("FairMutex", hf, wf, hf.Key(), false))
+			pairs = append(pairs, lockPair("FairMutex", hf, wf, hf.Key()))
 			hrw, err := h.RWMutex("fo-rw-w")
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +67,7 @@ func TestClusterFailoverWaitersEveryKind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pairs = append(pairs, lockPair("RWMutex write", hrw, wrw, hrw.Key(), false))
+			pairs = append(pairs, lockPair("RWMutex write", hrw, wrw, hrw.Key()))
 			hrr, err := h.RWMutex("fo-rw-r")
 			if err != nil {
 				t.Fatal(err)
@@ -78,7 +76,7 @@ func TestClusterFailoverWaitersEveryKind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			read := lockPair("RWMutex read after write", hrr, wrr.RLocker(), hrr.Key(), true)
+			read := lockPair("RWMutex read after write", hrr, wrr.RLocker(), hrr.Key())
 			read.isLock = false // read holds carry no fencing token
 			pairs = append(pairs, read)
 			hs, err := h.Semaphore("fo-sem")
@@ -196,11 +194,9 @@ func TestClusterFailoverWaitersEveryKind(t *testing.T) {
 						t.Errorf("%s: the waiter's token %d not above the holder's %d", p.name, r.token, tokens[i])
 					}
 				case <-time.After(20 * time.Second):
-					t.Errorf("%s: the waiter has not taken it 20 s after its release (%s)", p.name, fmt.Sprint(released.Format(time.StampMilli)))
+					t.Errorf("%s: the waiter has not taken it 20 s after its release (%s)", p.name, released.Format(time.StampMilli))
 				}
 			}
 		})
 	}
 }
-
-var _ = context.Background
