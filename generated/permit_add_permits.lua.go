@@ -50,14 +50,37 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+-- leading zero, within 64 bits), or a float Redisson's addPermits writes for
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
+-- nil for any other string, which holds no count. Lua's tonumber also reads
+-- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+local function permits(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if d then
+    local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
+    if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+  elseif v == '0' then
+    return 0
+  elseif string.match(v, '^-?[1-9]e%+%d%d%d?$') or string.match(v, '^-?[1-9]%.%d*[1-9]e%+%d%d%d?$') then
+    -- Below 10^17 Redis writes a sum's digits; "1e+400" reads as infinite.
+    local n = math.abs(tonumber(v))
+    if n >= 100000000000000000 and n < math.huge then
+      return tonumber(v)
+    end
+  end
+  return nil
+end
 -- javaCount is a count as a message carries it: a Redisson waiter reads
 -- the message as a Long and wakes intValue() of its acquirers, so a count
 -- past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
 -- still wakes every one (and a Go waiter as many as it has). Always an
 -- integer (a count below -2^31 capped there): a count another client wrote
--- as a float (Redisson's addPermits, past 10^17 either way) or by hand
--- ("2.5"), which a repeat publishes as it finds it, is no Long, and a
--- Redisson waiter could not read the message.
+-- as a float (Redisson's addPermits, past 10^17 either way), which a
+-- repeat publishes as it finds it, is no Long, and a Redisson waiter could
+-- not read the message.
 local function javaCount(v)
   local n = tonumber(v)
   if n ~= n then
@@ -77,7 +100,7 @@ local function printable(s)
   return (string.gsub(s, '%c', '?'))
 end
 local value = redis.call('get', KEYS[1])
-if value and not tonumber(value) then
+if value and not permits(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 -- Read before anything is written: a lease set of another type fails the
@@ -123,7 +146,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "3c674063be8a62515f7c4a07979bb55a4ed8be66"
+const permitAddPermitsSHA1 = "05c88d08568e776e389c7abd6e041b7e5fab824a"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -150,14 +173,11 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 // call with the permits added, and a caller that added again on the error
 // added them twice.
-// javaCount is a count as a message carries it: a Redisson waiter reads
-// the message as a Long and wakes intValue() of its acquirers, so a count
-// past 2^31 - 1 would wrap to 0 or below and wake none; capped there, it
-// still wakes every one (and a Go waiter as many as it has). Always an
-// integer (a count below -2^31 capped there): a count another client wrote
-// as a float (Redisson's addPermits, past 10^17 either way) or by hand
-// ("2.5"), which a repeat publishes as it finds it, is no Long, and a
-// Redisson waiter could not read the message.
+// permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+// leading zero, within 64 bits), or a float Redisson's addPermits writes for
+// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
+// nil for any other string, which holds no count. Lua's tonumber also reads
+// "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
 //
 // Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {

@@ -30,8 +30,31 @@ const semaphoreAcquireSource = `#!lua
 -- @arg    latchTTL  duration
 -- @return {ok int64, permits int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+-- leading zero, within 64 bits), or a float Redisson's addPermits writes for
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
+-- nil for any other string, which holds no count. Lua's tonumber also reads
+-- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+local function permits(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if d then
+    local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
+    if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+  elseif v == '0' then
+    return 0
+  elseif string.match(v, '^-?[1-9]e%+%d%d%d?$') or string.match(v, '^-?[1-9]%.%d*[1-9]e%+%d%d%d?$') then
+    -- Below 10^17 Redis writes a sum's digits; "1e+400" reads as infinite.
+    local n = math.abs(tonumber(v))
+    if n >= 100000000000000000 and n < math.huge then
+      return tonumber(v)
+    end
+  end
+  return nil
+end
 local value = redis.call('get', KEYS[1])
-if value and not tonumber(value) then
+if value and not permits(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 value = tonumber(value or '0')
@@ -51,7 +74,7 @@ return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "919ddd9553a8650a648d5a43607b139a7c4c0684"
+const semaphoreAcquireSHA1 = "3c97965cc0647e0f12ae8033a3e226c0b1ce1449"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 
@@ -71,6 +94,11 @@ type SemaphoreAcquireResult struct {
 // {0, available}: not enough permits (or undone already), nothing changed.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+// leading zero, within 64 bits), or a float Redisson's addPermits writes for
+// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
+// nil for any other string, which holds no count. Lua's tonumber also reads
+// "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
 //
 // Redis script flags: none (#!lua).
 func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, latch string, deleted string, n int64, latchTTL time.Duration) (SemaphoreAcquireResult, error) {

@@ -46,6 +46,29 @@ const semaphoreDrainSource = `#!lua
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @error  LATE       the call reached the server after its reservation ended; nothing changed
+-- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+-- leading zero, within 64 bits), or a float Redisson's addPermits writes for
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
+-- nil for any other string, which holds no count. Lua's tonumber also reads
+-- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+local function permits(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if d then
+    local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
+    if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+  elseif v == '0' then
+    return 0
+  elseif string.match(v, '^-?[1-9]e%+%d%d%d?$') or string.match(v, '^-?[1-9]%.%d*[1-9]e%+%d%d%d?$') then
+    -- Below 10^17 Redis writes a sum's digits; "1e+400" reads as infinite.
+    local n = math.abs(tonumber(v))
+    if n >= 100000000000000000 and n < math.huge then
+      return tonumber(v)
+    end
+  end
+  return nil
+end
 local seen = redis.call('get', KEYS[2])
 if not seen or (seen == '' and redis.call('pttl', KEYS[2]) < tonumber(ARGV[2])) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -76,32 +99,19 @@ if not value then
   redis.call('set', KEYS[2], '0', 'px', ARGV[1])
   return 0
 end
-if not tonumber(value) then
+if not permits(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], '0')
 -- Recorded as an integer INCRBY takes, which the give-back adds back and a
--- repeat answers: an integer as Redis writes one (leading zeros dropped:
--- INCRBY refuses "007", which only a hand-written SET makes, so the
--- give-back failed for the record's whole life; "-0" as 0), past 2^63 - 1
--- either way capped there; a float (Redisson's addPermits
--- writes a sum of 10^17 or more either way as one, "1.152921504606847e+18")
--- as the integer it stands for, 2^63 and beyond as 2^63 - 1, -2^63 and
--- below as -2^63. Read back from the float itself, a repeat answered its
--- leading digits ("-1e+17": -1).
+-- repeat answers: a float (Redisson's addPermits writes a sum of 10^17 or
+-- more either way as one, "1.152921504606847e+18") as the integer it
+-- stands for, 2^63 and beyond as 2^63 - 1, -2^63 and below as -2^63. Read
+-- back from the float itself, a repeat answered its leading digits
+-- ("-1e+17": -1).
 local taken = value
-local sign, digits = string.match(value, '^(-?)0*(%d+)$')
-if digits then
-  if digits == '0' then
-    sign = ''
-  end
-  local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
-  if #digits > 19 or (#digits == 19 and digits > max) then
-    digits = max
-  end
-  taken = sign .. digits
-else
-  local n = tonumber(value)
+if not string.match(value, '^-?%d+$') then
+  local n = permits(value)
   if n >= 9223372036854775807 then
     taken = '9223372036854775807'
   elseif n > -9223372036854775808 then
@@ -121,7 +131,7 @@ return math.min(tonumber(taken), 9007199254740991)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "3906c3c8d9ea17dffa0102b488ecd47027f00245"
+const semaphoreDrainSHA1 = "1c979841af0a884cab33dc0e0e2ca8e3d75ce14b"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
@@ -150,6 +160,11 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // A key that holds no count (a LeanMutex under the same name) fails with
 // NOT_COUNT and is left alone: setting it to 0 would take the lock from its
 // holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
+// permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+// leading zero, within 64 bits), or a float Redisson's addPermits writes for
+// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
+// nil for any other string, which holds no count. Lua's tonumber also reads
+// "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
 //
 // Redis script flags: none (#!lua).
 func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, deleted string, recordTTL time.Duration, slack time.Duration) (int64, error) {

@@ -25,6 +25,29 @@
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
+-- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+-- leading zero, within 64 bits), or a float Redisson's addPermits writes for
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
+-- nil for any other string, which holds no count. Lua's tonumber also reads
+-- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+local function permits(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if d then
+    local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
+    if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+  elseif v == '0' then
+    return 0
+  elseif string.match(v, '^-?[1-9]e%+%d%d%d?$') or string.match(v, '^-?[1-9]%.%d*[1-9]e%+%d%d%d?$') then
+    -- Below 10^17 Redis writes a sum's digits; "1e+400" reads as infinite.
+    local n = math.abs(tonumber(v))
+    if n >= 100000000000000000 and n < math.huge then
+      return tonumber(v)
+    end
+  end
+  return nil
+end
 local seen = redis.call('get', KEYS[3])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -40,7 +63,7 @@ if seen ~= '' then
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
-if value and not tonumber(value) then
+if value and not permits(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local n = 0
