@@ -188,6 +188,11 @@ const (
 	notHeld   releaseStatus = iota // the owner did not hold the lock
 	stillHeld                      // one hold fewer, holds remain
 	freed                          // the owner's last hold is gone
+	// lapsed: one hold was given up whose lease had run out (an RWMutex
+	// read hold whose lease keys were gone beside other readers): not held,
+	// to its Unlock; to an undo, a hold taken out, its outcome latched, so
+	// it reads the count again under a new latch.
+	lapsed
 )
 
 // errOrphan: the server reports a re-entry of a hold this Client has no record
@@ -2709,7 +2714,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return opError("unlock", s.name, wrongKind(err))
 	}
 	switch st {
-	case notHeld:
+	case notHeld, lapsed:
 		if h != nil {
 			c.lost(h, errNotHeldAtRelease) // logged, as a loss the watchdog finds
 		}
@@ -3225,7 +3230,7 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			// the counter and the count: read them again.
 			continue
 		}
-		if st != stillHeld {
+		if st != stillHeld && st != lapsed {
 			return nil
 		}
 	}

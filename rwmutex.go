@@ -372,8 +372,8 @@ func (s *rwSide) releaseGuarded(ctx context.Context, field string, r releaseCall
 func readReleased(res generated.RwReadReleaseResult, err error) (releaseStatus, time.Duration, error) {
 	if err == nil && res.Status == 3 {
 		// The hold's lease had run out while other readers kept the lock:
-		// its field was given up, but it was not held.
-		return notHeld, 0, nil
+		// it was given up, but it was not held.
+		return lapsed, 0, nil
 	}
 	if err != nil || releaseStatus(res.Status) != stillHeld {
 		return releaseStatus(res.Status), 0, err
