@@ -11,9 +11,9 @@ import (
 )
 
 // A latch's key holding a string that Lua reads as a number but Redis cannot
-// count (NaN, an infinity, a fraction, hex, an exponent, spaces, a leading
-// zero, past 64 bits) holds no count: every latch call is ErrWrongKind and
-// changes nothing. Lua's tonumber took them for counts: Count read "nan" as
+// count down (NaN, an infinity, a fraction, hex, an exponent, spaces, a
+// leading zero, past 64 bits, or -2^63, which DECR cannot lower) holds no
+// count: every latch call is ErrWrongKind and changes nothing. Lua's tonumber took them for counts: Count read "nan" as
 // -2^63 and Await found such a latch open, CountDown failed with Redis's
 // untyped "value is not an integer", and Delete deleted the key.
 func TestLatchValueNotInteger(t *testing.T) {
@@ -65,7 +65,7 @@ func TestLatchValueNotInteger(t *testing.T) {
 		}
 		return m
 	}
-	for _, value := range []string{"nan", "-nan", "inf", "1.5", "0x10", " 2", "1e3", "007", "-0", "9223372036854775808", "99999999999999999999"} {
+	for _, value := range []string{"nan", "-nan", "inf", "1.5", "0x10", " 2", "1e3", "007", "-0", "9223372036854775808", "99999999999999999999", "-9223372036854775808"} {
 		l := mustLatch(t, c, "not-integer")
 		node.Do(t, "SET", l.Key(), value)
 		before := snapshot()
@@ -85,7 +85,7 @@ func TestLatchValueNotInteger(t *testing.T) {
 	}
 	// The counts Redis counts still count, a long's extremes included.
 	l := mustLatch(t, c, "integer")
-	for _, value := range []string{"0", "-5", "9223372036854775807"} {
+	for _, value := range []string{"0", "-5", "-9223372036854775807", "9223372036854775807"} {
 		node.Do(t, "SET", l.Key(), value)
 		if _, err := l.Count(ctx); err != nil {
 			t.Errorf("Count of %q: %v", value, err)

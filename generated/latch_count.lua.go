@@ -20,13 +20,13 @@ const latchCountSource = `-- LatchCount reads a latch's count (0 when it is not 
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @readonly
--- count reads a latch's value as Redis counts it (DECR's integers: an
--- optional '-', no leading zero, within 64 bits), nil for any other: Lua's
--- tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
--- past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
--- open latch).
+-- count reads a latch's value as Redis counts it down (DECR's integers: an
+-- optional '-', no leading zero, within 64 bits, and above -2^63, which DECR
+-- refuses to lower), nil for any other: Lua's tonumber also reads "nan",
+-- "inf", "0x10", "1e3", " 2", "1.5" and values past 64 bits as numbers,
+-- which DECR refuses (and "nan" read as -2^63, an open latch).
 local function count(v)
-  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  local d = string.match(v, '^-?([1-9]%d*)$')
   if not d then
     if v == '0' then
       return 0
@@ -37,11 +37,9 @@ local function count(v)
     return nil
   end
   if #d == 19 then
-    local high, low, max = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11)), 854775807
-    if sign == '-' then
-      max = 854775808
-    end
-    if high > 9223372036 or (high == 9223372036 and low > max) then
+    -- Compared in halves: a double does not hold every 19-digit number.
+    local high, low = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11))
+    if high > 9223372036 or (high == 9223372036 and low > 854775807) then
       return nil
     end
   end
@@ -56,7 +54,7 @@ return math.min(n or 0, 9007199254740991)
 `
 
 // latchCountSHA1 is the SHA-1 of latchCountSource, the name SCRIPT LOAD gives it.
-const latchCountSHA1 = "2396c2708ccd85f3c869cd21d459d97acaaf074a"
+const latchCountSHA1 = "b93e1c01b424a0f32907262a6b406f9a2acbb070"
 
 var latchCountScript = rueidis.NewLuaScriptReadOnly(latchCountSource)
 
@@ -66,11 +64,11 @@ var latchCountScript = rueidis.NewLuaScriptReadOnly(latchCountSource)
 // which reads as an open latch.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
-// count reads a latch's value as Redis counts it (DECR's integers: an
-// optional '-', no leading zero, within 64 bits), nil for any other: Lua's
-// tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
-// past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
-// open latch).
+// count reads a latch's value as Redis counts it down (DECR's integers: an
+// optional '-', no leading zero, within 64 bits, and above -2^63, which DECR
+// refuses to lower), nil for any other: Lua's tonumber also reads "nan",
+// "inf", "0x10", "1e3", " 2", "1.5" and values past 64 bits as numbers,
+// which DECR refuses (and "nan" read as -2^63, an open latch).
 func LatchCount(ctx context.Context, c rueidis.Client, latch string) (int64, error) {
 	keys := []string{latch}
 	var args []string

@@ -30,13 +30,13 @@
 local function printable(s)
   return (string.gsub(s, '%c', '?'))
 end
--- count reads a latch's value as Redis counts it (DECR's integers: an
--- optional '-', no leading zero, within 64 bits), nil for any other: Lua's
--- tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
--- past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
--- open latch).
+-- count reads a latch's value as Redis counts it down (DECR's integers: an
+-- optional '-', no leading zero, within 64 bits, and above -2^63, which DECR
+-- refuses to lower), nil for any other: Lua's tonumber also reads "nan",
+-- "inf", "0x10", "1e3", " 2", "1.5" and values past 64 bits as numbers,
+-- which DECR refuses (and "nan" read as -2^63, an open latch).
 local function count(v)
-  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  local d = string.match(v, '^-?([1-9]%d*)$')
   if not d then
     if v == '0' then
       return 0
@@ -47,11 +47,9 @@ local function count(v)
     return nil
   end
   if #d == 19 then
-    local high, low, max = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11)), 854775807
-    if sign == '-' then
-      max = 854775808
-    end
-    if high > 9223372036 or (high == 9223372036 and low > max) then
+    -- Compared in halves: a double does not hold every 19-digit number.
+    local high, low = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11))
+    if high > 9223372036 or (high == 9223372036 and low > 854775807) then
       return nil
     end
   end
@@ -88,8 +86,7 @@ end
 if redis.call('exists', KEYS[3]) == 1 then
   return n
 end
--- The first write: a count DECR refuses (below -2^63, or not an integer)
--- fails the call here with nothing written, its record neither.
+-- The first write, which cannot fail: count took only values DECR lowers.
 local v = redis.call('decr', KEYS[1])
 redis.call('set', KEYS[3], '1', 'px', ARGV[2])
 if v <= 0 then

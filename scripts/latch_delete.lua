@@ -54,13 +54,13 @@ local function refusal(publish, ch)
   end
   return nil
 end
--- count reads a latch's value as Redis counts it (DECR's integers: an
--- optional '-', no leading zero, within 64 bits), nil for any other: Lua's
--- tonumber also reads "nan", "inf", "0x10", "1e3", " 2", "1.5" and values
--- past 64 bits as numbers, which DECR refuses (and "nan" read as -2^63, an
--- open latch).
+-- count reads a latch's value as Redis counts it down (DECR's integers: an
+-- optional '-', no leading zero, within 64 bits, and above -2^63, which DECR
+-- refuses to lower), nil for any other: Lua's tonumber also reads "nan",
+-- "inf", "0x10", "1e3", " 2", "1.5" and values past 64 bits as numbers,
+-- which DECR refuses (and "nan" read as -2^63, an open latch).
 local function count(v)
-  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  local d = string.match(v, '^-?([1-9]%d*)$')
   if not d then
     if v == '0' then
       return 0
@@ -71,11 +71,9 @@ local function count(v)
     return nil
   end
   if #d == 19 then
-    local high, low, max = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11)), 854775807
-    if sign == '-' then
-      max = 854775808
-    end
-    if high > 9223372036 or (high == 9223372036 and low > max) then
+    -- Compared in halves: a double does not hold every 19-digit number.
+    local high, low = tonumber(string.sub(d, 1, 10)), tonumber(string.sub(d, 11))
+    if high > 9223372036 or (high == 9223372036 and low > 854775807) then
       return nil
     end
   end
