@@ -1692,7 +1692,7 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 		// A node's call panicked (a client wrapper, say): it goes on on
 		// the caller's goroutine, nothing kept.
 		c.runMu.Unlock()
-		panic(caught.value)
+		caught.goOn()
 	}
 	// A caller's context that ended (not the node timeout, errNodeTimeout)
 	// tells nothing of the nodes: they are asked at the next call.

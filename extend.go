@@ -638,7 +638,7 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 	}
 	if caught.set {
 		// A member's Extend panicked: every member's Extend has run.
-		panic(caught.value)
+		caught.goOn()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("scriptlock: extend %s: %w", m.name, err)

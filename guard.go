@@ -659,7 +659,8 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	var wg sync.WaitGroup
 	// A panic of a group's send (a client wrapper's) goes on on the
 	// caller's goroutine once every group is done, as a single group's
-	// does: on the group's own it crashed the process.
+	// does: on the group's own it crashed the process. So does a Goexit
+	// there, which left the group's calls with no replies.
 	var caught firstPanic
 	for _, s := range order {
 		sem <- struct{}{}
@@ -671,7 +672,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	}
 	wg.Wait()
 	if caught.set {
-		panic(caught.value)
+		caught.goOn()
 	}
 	return out
 }

@@ -627,7 +627,7 @@ func (m *MultiLock) release(held []context.Context) error {
 	}
 	wg.Wait()
 	if caught.set {
-		panic(caught.value)
+		caught.goOn()
 	}
 	// Reported last member first, as they were given back before.
 	slices.Reverse(errs)
@@ -1043,7 +1043,7 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		// A member's Unlock panicked (an Observer's ReleaseStart, that
 		// release done): every member's release has run; the panic goes on
 		// on the caller's goroutine.
-		panic(caught.value)
+		caught.goOn()
 	}
 	if err := errors.Join(errs...); err != nil {
 		if mh != nil && len(unreleased) > 0 {

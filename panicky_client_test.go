@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -39,6 +40,9 @@ type wrapperFault struct {
 	value atomic.Pointer[string]
 	// nilValue: the panics carry nil (panic(nil)).
 	nilValue atomic.Bool
+	// goexit: the picked calls end their goroutine (runtime.Goexit, as a
+	// test's t.FailNow in a wrapper does) instead of panicking.
+	goexit atomic.Bool
 	// wrapNodes: the node clients Nodes gives panic as this one does.
 	wrapNodes bool
 }
@@ -80,6 +84,9 @@ func (f *wrapperFault) trip(call wrapperCall) {
 		if n < 0 || f.left.CompareAndSwap(n, n-1) {
 			break
 		}
+	}
+	if f.goexit.Load() {
+		runtime.Goexit()
 	}
 	if v := f.value.Load(); v != nil {
 		panic(*v)

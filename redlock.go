@@ -609,7 +609,7 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time, force []bool
 	if caught.set {
 		// A node's INFO panicked (a client wrapper, say): the attempt
 		// gives its grants back, and the panic reaches its caller.
-		panic(caught.value)
+		caught.goOn()
 	}
 	for i := range r.nodes {
 		for addr, err := range refused[i] {
@@ -810,7 +810,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 			defer stop() // also when a release panics
 			r.releaseAll(ctx, h, true, bound)
 		}()
-		panic(caught.value)
+		caught.goOn()
 	}
 	if checkErr != nil {
 		// Two nodes reach one server: whatever they granted is given back,
@@ -1125,29 +1125,71 @@ func inFrame(fns ...string) bool {
 	}
 }
 
-// firstPanic keeps the first panic of several goroutines, to go on with it
-// on their caller's goroutine once they are all done.
+// firstPanic keeps the first panic of several goroutines, or the first
+// runtime.Goexit that ended one of them, to go on with it on their caller's
+// goroutine once they are all done (goOn): a goroutine's work that ended it
+// left no outcome, and its zero value would pass for one.
 type firstPanic struct {
-	mu    sync.Mutex
-	set   bool
-	value any
+	mu     sync.Mutex
+	set    bool // a panic or a Goexit was kept
+	exited bool // what was kept is a Goexit
+	value  any
 }
 
-// run runs f, one of the goroutines' work, and keeps its panic (catch).
+// run runs f, one of the goroutines' work, and keeps its panic (catch) or
+// its Goexit.
 func (p *firstPanic) run(f func()) {
-	if v, _, panicked := catch(f); panicked {
-		p.keep(v)
-	}
+	p.watch(func() {
+		if v, _, panicked := catch(f); panicked {
+			p.keep(v)
+		}
+	})
 }
 
 // runIn is run for a goroutine that runs under ctx: the panic's stack is
 // kept there too (keepPanicStackAt), for a log once it has gone on on the
 // caller's goroutine.
 func (p *firstPanic) runIn(ctx context.Context, f func()) {
-	if v, stack, panicked := catch(f); panicked {
-		keepPanicStackAt(ctx, v, stack)
-		p.keep(v)
+	p.watch(func() {
+		if v, stack, panicked := catch(f); panicked {
+			keepPanicStackAt(ctx, v, stack)
+			p.keep(v)
+		}
+	})
+}
+
+// watch runs f, which recovers any panic, and keeps its Goexit, which goes
+// on ending the goroutine.
+func (p *firstPanic) watch(f func()) {
+	returned := false
+	defer func() {
+		if !returned {
+			p.exit()
+		}
+	}()
+	f()
+	returned = true
+}
+
+// exit keeps a Goexit of one of the goroutines' work.
+func (p *firstPanic) exit() {
+	p.mu.Lock()
+	if !p.set {
+		p.set, p.exited = true, true
 	}
+	p.mu.Unlock()
+}
+
+// goOn goes on with what was kept (set): its panic, or a Goexit, which
+// ends the caller's goroutine as the work would have made on it.
+func (p *firstPanic) goOn() {
+	p.mu.Lock()
+	exited, v := p.exited, p.value
+	p.mu.Unlock()
+	if exited {
+		runtime.Goexit()
+	}
+	panic(v)
 }
 
 func (p *firstPanic) keep(v any) {
@@ -1718,7 +1760,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 		h.mu.Lock()
 		h.extends--
 		h.mu.Unlock()
-		panic(caught.value)
+		caught.goOn()
 	}
 	// Each node extended has lease from now, or, where an Extend of its
 	// hold was of unknown outcome and may still run after this one, that
