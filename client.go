@@ -1684,13 +1684,16 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 			if a.panicked && !caught.set {
 				caught.set, caught.value = true, a.value
 			}
+			if a.exited && !caught.set {
+				caught.set, caught.exited = true, true
+			}
 		default:
 			a.waiting-- // left: a panic then has no caller to reach
 		}
 	}
 	if caught.set {
-		// A node's call panicked (a client wrapper, say): it goes on on
-		// the caller's goroutine, nothing kept.
+		// A node's call panicked (a client wrapper, say), or ended its
+		// goroutine: it goes on on the caller's goroutine, nothing kept.
 		c.runMu.Unlock()
 		caught.goOn()
 	}
@@ -1731,6 +1734,7 @@ type runAsking struct {
 	refused  error
 	panicked bool // the call panicked (a client wrapper, say) with value
 	value    any
+	exited   bool // the call ended its goroutine (runtime.Goexit)
 }
 
 // askRunID asks a's node its run_id under ctx, keeps the answer keep, and
@@ -1741,13 +1745,16 @@ func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *run
 		v        any
 		stack    string
 		panicked bool
+		returned bool
 	)
-	// Deferred: a Goexit of the call must still end a.
+	// Deferred: a Goexit of the call must still end a, and reach the
+	// callers waiting for it, as a panic does: it told nothing.
 	defer func() {
 		c.runMu.Lock()
 		if panicked {
 			a.panicked, a.value = true, v
 		}
+		a.exited = !returned
 		if a.ok {
 			if c.runIDsOf == nil {
 				c.runIDsOf = map[string]keptRunID{}
@@ -1776,6 +1783,7 @@ func (c *Client) askRunID(ctx context.Context, cancel context.CancelFunc, a *run
 			a.refused, a.ok = err, !authRefused(err)
 		}
 	})
+	returned = true
 }
 
 // nodeInfo is one node's answer to askInfo.

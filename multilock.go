@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -554,6 +555,7 @@ func (m *MultiLock) rollback(held []context.Context, bound <-chan struct{}) erro
 		err      error
 		panicked bool
 		value    any
+		exited   bool // a member's release ended its goroutine (runtime.Goexit)
 	}
 	var (
 		mu   sync.Mutex
@@ -564,7 +566,17 @@ func (m *MultiLock) rollback(held []context.Context, bound <-chan struct{}) erro
 	// them, and Close of any of them returned while it still did.
 	runOwnedByAll(clientsOf(m), func() {
 		var err error
+		returned := false
+		defer func() {
+			if !returned {
+				// A member's release ended the goroutine (runtime.Goexit,
+				// gone on from release): no outcome, and it goes on on
+				// the caller's goroutine should the caller still wait.
+				done <- result{exited: true}
+			}
+		}()
 		v, stack, panicked := catch(func() { err = m.release(held) })
+		returned = true
 		if !panicked {
 			done <- result{err: err}
 			return
@@ -594,6 +606,9 @@ func (m *MultiLock) rollback(held []context.Context, bound <-chan struct{}) erro
 		// A member's Unlock panicked (an Observer's ReleaseStart), every
 		// member given back: the panic goes on on the caller's goroutine.
 		panic(r.value)
+	}
+	if r.exited {
+		runtime.Goexit()
 	}
 	return r.err
 }

@@ -1335,6 +1335,21 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 		release := func() {
 			defer wg.Done()
 			defer h.stops[i](context.Canceled)
+			returned := false
+			defer func() {
+				if returned {
+					return
+				}
+				// The release ended its goroutine (runtime.Goexit): its
+				// outcome unknown, as a panic's, and the Goexit goes on on
+				// the caller's goroutine. No caller left: nothing to reach.
+				mu.Lock()
+				if !left {
+					errs[i] = errReleasePanicked
+					caught.exit()
+				}
+				mu.Unlock()
+			}()
 			var err error
 			v, stack, panicked := catch(func() {
 				if hook != nil {
@@ -1342,6 +1357,7 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 				}
 				err = m.Unlock(uctx)
 			})
+			returned = true
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -1364,7 +1380,7 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 		wg.Wait()
 		// A node's release panicked (an Observer's ReleaseStart, the
 		// release itself done): every node's release has run.
-		return errs, releasePanic{caught.set, caught.value}
+		return errs, releasePanic{&caught}
 	}
 	done := make(chan struct{})
 	go func() {
@@ -1379,21 +1395,22 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 		mu.Unlock()
 	}
 	caught.mu.Lock()
-	set, v := caught.set, caught.value
+	set := caught.set
 	caught.mu.Unlock()
 	if set {
 		// A node's release panicked (an Observer's ReleaseStart, the
-		// release itself done) before the caller stopped waiting.
-		panic(v)
+		// release itself done), or ended its goroutine, before the caller
+		// stopped waiting.
+		caught.goOn()
 	}
 	return nil, releasePanic{}
 }
 
-// releasePanic is the panic of a node's release (set), which goes on to
-// Unlock's caller once the nodes whose release failed are kept.
+// releasePanic is the panic (or Goexit) of a node's release, if any (nil:
+// none), which goes on to Unlock's caller once the nodes whose release
+// failed are kept.
 type releasePanic struct {
-	set   bool
-	value any
+	caught *firstPanic
 }
 
 // errReleasePanicked is the outcome of a node's release that panicked.
@@ -1404,8 +1421,8 @@ var errReleasePanicked = errors.New("release panicked")
 // first.
 func (r *RedLock) unlockedAll(held, h *redHeld, errs []error, p releasePanic) error {
 	err := r.unlocked(held, h, errs)
-	if p.set {
-		panic(p.value)
+	if p.caught != nil && p.caught.set {
+		p.caught.goOn()
 	}
 	return err
 }

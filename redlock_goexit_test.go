@@ -1,0 +1,77 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestRedLockUnlockNodeGoexit: a RedLock node's release that a client
+// wrapper ends with runtime.Goexit has the Goexit go on on Unlock's
+// caller's goroutine once the other nodes are released, and the node is
+// kept for an Unlock again: not a node taken for one released.
+func TestRedLockUnlockNodeGoexit(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	rc := newPanickyClient(nodes[1].Client(t), scriptNaming("job", "Do", "DoMulti"))
+	rc.goexit.Store(true)
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), prefix),
+		newTestClient(t, rc, prefix),
+		newTestClient(t, nodes[2].Client(t), prefix),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.left.Store(-1)
+	if how := howEnded(func() { err = r.Unlock(lctx) }); how != endedGoexit {
+		t.Fatalf("Unlock whose node's release ended its goroutine %s (%v); want its Goexit to go on on the caller's goroutine", how, err)
+	}
+	rc.left.Store(0)
+	if h := heldOn(t, r, nodes, 0, 1, 2); h[0] || !h[1] || h[2] {
+		t.Fatalf("nodes held after the Unlock: %v; want node 1 alone", h)
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock again: %v; want node 1 released", err)
+	}
+	if h := heldOn(t, r, nodes, 0, 1, 2); h[0] || h[1] || h[2] {
+		t.Fatalf("nodes held after Unlock again: %v", h)
+	}
+}
+
+// TestRedLockRunIDGoexit: a client wrapper that ends the goroutine of a
+// node's INFO server (the check that the nodes are distinct servers) has
+// the Goexit go on on Lock's caller's goroutine, the grants given back:
+// not a node taken for one that did not answer.
+func TestRedLockRunIDGoexit(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	rc := newPanickyNodes(nodes[1].Client(t), func(c wrapperCall) bool {
+		return c.method == "Do" && len(c.args) > 0 && c.args[0] == "INFO"
+	})
+	rc.goexit.Store(true)
+	rc.left.Store(-1)
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), prefix),
+		newTestClient(t, rc, prefix),
+		newTestClient(t, nodes[2].Client(t), prefix),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
+	var err error
+	if how := howEnded(func() { _, err = r.Lock(ctx) }); how != endedGoexit {
+		t.Fatalf("Lock whose node's INFO ended its goroutine %s (%v); want its Goexit to go on on the caller's goroutine", how, err)
+	}
+	if !eventually(3*time.Second, func() bool {
+		h := heldOn(t, r, nodes, 0, 1, 2)
+		return !h[0] && !h[1] && !h[2]
+	}) {
+		t.Fatalf("nodes held after Lock ended: %v", heldOn(t, r, nodes, 0, 1, 2))
+	}
+}
