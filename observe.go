@@ -28,6 +28,8 @@ import (
 // after a grant, the grant is given back (its caller never receives it)
 // and its HoldEnd (EndUnlocked) follows; should ReleaseStart panic, the
 // release still runs, before the panic goes on: a caller that recovers is not left holding a lock it cannot release.
+// So for one that ends the caller's goroutine (runtime.Goexit, a test's
+// t.FailNow): the grant is given back, the release runs, as it unwinds.
 // HoldEnd, Renewal and Guard report the engine's own events, often on its
 // own goroutines (the watchdog, a loss timer, Close): a panic there is
 // recovered and logged at ERROR on the Client's logger, the event is dropped

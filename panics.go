@@ -14,25 +14,33 @@ import (
 // goOnAfter runs f; should f panic, then runs before the panic goes on with
 // its value. A panic of a non-nil value goes on from f's frames, still on
 // the stack (a crash shows where it was raised); a panic(nil) recovered as
-// nil from here.
+// nil from here. Should f end the goroutine (runtime.Goexit), then runs as
+// it unwinds: what then takes over was otherwise left as f left it.
 func goOnAfter(f, then func()) {
-	returned := false
+	returned, ran := false, false
+	defer func() {
+		if !returned && !ran {
+			then() // a Goexit of f: neither returned nor recovered
+		}
+	}()
 	func() {
 		defer func() {
 			if returned {
 				return
 			}
 			if v := recover(); v != nil {
+				ran = true
 				then()
 				panic(v)
 			}
 			// A panic(nil) recover stopped (gone on below), or Goexit,
-			// which ends the goroutine as this returns.
+			// which goes on unwinding to the deferred call above.
 		}()
 		f()
 		returned = true
 	}()
 	if !returned {
+		ran = true
 		then()
 		panic(nil)
 	}
