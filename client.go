@@ -1850,6 +1850,10 @@ const countingReplicas = "counting replicas for the failover guard"
 // whose client wrapper panicked (callPanicked).
 var errCallPanicked = errors.New("scriptlock: the call panicked (a client wrapper's panic, logged)")
 
+// errCallExited is the error of a call on a goroutine of the Client's own
+// that ended it (a client wrapper's runtime.Goexit): it has no outcome.
+var errCallExited = errors.New("scriptlock: the call ended its goroutine (a client wrapper's runtime.Goexit)")
+
 // callPanicked logs v, a client wrapper's panic on a goroutine of the
 // Client's own that no caller waits on, in what, by the reporter (a log
 // sink that stalls must not hold the goroutine up), and returns the error

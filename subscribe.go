@@ -398,6 +398,39 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 		if s.testHookReceive != nil {
 			s.testHookReceive(channel)
 		}
+		// end ends the subscription with err; deferred too: a Goexit of
+		// the client (a wrapper's runtime.Goexit, which nothing stops)
+		// ends it as one that failed, as a panic does, or it stayed open
+		// with nobody listening and its waiters were never woken.
+		ended := false
+		end := func(err error) {
+			ended = true
+			s.mu.Lock()
+			cs.err = err
+			if s.chans[channel] == cs {
+				delete(s.chans, channel)
+				s.open.Add(-1)
+			}
+			cs.stopTimers()
+			// Ended before any waiter is woken: one woken here must find its
+			// subscription dead after its next attempt, however late this
+			// goroutine runs on, or it would wait on a channel nobody listens on.
+			close(cs.done)
+			// Whoever is still waiting must retry: the next attempt either
+			// acquires, fails loudly, or subscribes again.
+			for _, w := range cs.waiters {
+				signal(w.wake)
+			}
+			s.mu.Unlock()
+			if s.testHookEnded != nil {
+				s.testHookEnded(channel)
+			}
+		}
+		defer func() {
+			if !ended {
+				end(errCallExited)
+			}
+		}()
 		// A panic of the client (a client wrapper's) has no caller to
 		// reach: logged, the subscription ends as one that failed, and
 		// its waiters call again.
@@ -422,26 +455,7 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 		if err != nil && cs.sharded && isUnknownCommand(err) && s.onFail() {
 			err = errShardedRefused
 		}
-		s.mu.Lock()
-		cs.err = err
-		if s.chans[channel] == cs {
-			delete(s.chans, channel)
-			s.open.Add(-1)
-		}
-		cs.stopTimers()
-		// Ended before any waiter is woken: one woken here must find its
-		// subscription dead after its next attempt, however late this
-		// goroutine runs on, or it would wait on a channel nobody listens on.
-		close(cs.done)
-		// Whoever is still waiting must retry: the next attempt either
-		// acquires, fails loudly, or subscribes again.
-		for _, w := range cs.waiters {
-			signal(w.wake)
-		}
-		s.mu.Unlock()
-		if s.testHookEnded != nil {
-			s.testHookEnded(channel)
-		}
+		end(err)
 	}()
 	return cs
 }
