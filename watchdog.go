@@ -711,6 +711,10 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int
 // client wrapper's, logged): a renewal that failed, made again soon.
 var errRenewalPanicked = errors.New("scriptlock: the renewal's call panicked (a client wrapper's panic, logged)")
 
+// errRenewalExited is what a renewal's call that ended its goroutine (a
+// client wrapper's runtime.Goexit) is logged as, as a panic with it.
+var errRenewalExited = errors.New("scriptlock: the renewal's call ended its goroutine (runtime.Goexit)")
+
 // each runs renew, which sends the renewals lo..hi of a part of a round
 // together and returns their replies, for all n of them. The round's
 // goroutine serves every hold of the Client, and a panic of renew (a client
@@ -776,11 +780,32 @@ func (w *watchdog) newPanic(v any) (n int64, news bool) {
 // first recovered (a guarded renewal's goroutine, keepPanicStack), else
 // this one, when it is the first of its kind since renewals went through
 // (newPanic); at DEBUG after that.
+// f runs on a goroutine of its own, which the round waits for: a Goexit of
+// f (a client wrapper's, which nothing stops) ends that one, and is taken
+// as a panic. On the round's own goroutine it ended the round with its
+// renewals neither settled nor scheduled again: those holds were lost at
+// their leases' end.
 func (w *watchdog) unpanicked(ctx context.Context, f func(context.Context) []renewReply) (out []renewReply, ok bool) {
 	ctx, kept := withPanicStack(ctx)
-	v, here, panicked := catch(func() { out = f(ctx) })
-	if !panicked {
+	var (
+		v                  any
+		here               string
+		panicked, returned bool
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v, here, panicked = catch(func() {
+			out = f(ctx)
+			returned = true
+		})
+	}()
+	<-done
+	if returned {
 		return out, true
+	}
+	if !panicked {
+		v = errRenewalExited
 	}
 	var record func()
 	if n, news := w.newPanic(v); news {

@@ -1,0 +1,44 @@
+package scriptlock
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestWatchdogRenewalGoexit: a client wrapper that ends the goroutine of a
+// watchdog renewal's call once (runtime.Goexit) is taken as one whose
+// renewal panicked: logged, made again, and the hold stays held. The
+// round's goroutine ended with it, its renewals never scheduled again, and
+// the hold was lost at its lease's end.
+func TestWatchdogRenewalGoexit(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	rc := newPanickyClient(node.Client(t), scriptNaming("renew-goexit", "Do", "DoMulti"))
+	rc.goexit.Store(true)
+	var logs syncBuffer
+	c := newTestClient(t, rc, WithWatchdog(2*time.Second, 300*time.Millisecond), WithLogger(debugLogger(&logs)))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "renew-goexit")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.left.Store(1)
+	if !eventually(5*time.Second, func() bool { return rc.left.Load() == 0 }) {
+		t.Fatal("no renewal was made")
+	}
+	time.Sleep(4 * time.Second) // twice the lease
+	if err := context.Cause(lctx); err != nil {
+		t.Fatalf("hold ended after one renewal's call ended its goroutine: %v", err)
+	}
+	if !strings.Contains(logs.String(), "runtime.Goexit") {
+		t.Errorf("the renewal's Goexit was not logged; log:\n%s", logs.String())
+	}
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+}
