@@ -923,15 +923,16 @@ func (c *Client) askSharded() bool {
 	for _, n := range nodes {
 		if !c.background(func() {
 			// A panic of the call (a client wrapper's) has no caller to
-			// reach: logged, as a node that did not answer.
+			// reach: logged, as a node that did not answer. So is a Goexit
+			// (catchOwn), which left the ask waiting out its bound.
 			var a answer
-			if v, stack, panicked := catch(func() {
+			if v, stack, panicked, exited := catchOwn(func() {
 				ctx, cancel := context.WithTimeout(c.ctx, bound)
 				defer cancel()
 				info, err := n.Do(ctx, n.B().CommandInfo().CommandName("spublish").Build()).ToArray()
 				a = answer{has: err == nil && len(info) > 0 && !info[0].IsNil(), err: err}
-			}); panicked {
-				a = answer{err: c.callPanickedAt(askingSharded, v, stack)}
+			}); panicked || exited {
+				a = answer{err: c.callFailedAt(askingSharded, v, stack, exited)}
 			}
 			answers <- a
 		}) {
@@ -1808,11 +1809,14 @@ func (c *Client) askInfo(ctx context.Context, nodes map[string]rueidis.Client) <
 			// A panic of the call (a client wrapper's) has no caller to
 			// reach: logged, and the node is not counted, as one that
 			// did not answer.
+			// So is one that ends the call's goroutine (Goexit): on this
+			// one, nothing was sent and the count waited for the node
+			// until its context ended.
 			var a nodeInfo
-			if v, stack, panicked := catch(func() {
+			if v, stack, panicked, exited := catchOwn(func() {
 				a.info, a.err = n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
-			}); panicked {
-				a.err = c.callPanickedAt(countingReplicas, v, stack)
+			}); panicked || exited {
+				a.err = c.callFailedAt(countingReplicas, v, stack, exited)
 			}
 			a.addr = addr
 			out <- a
@@ -1880,6 +1884,17 @@ func (c *Client) callPanickedAt(what string, v any, stack string) error {
 	return fmt.Errorf("%w: %v", errCallPanicked, v)
 }
 
+// callFailedAt is callPanickedAt for a call that panicked, or that ended
+// its goroutine (exited: a client wrapper's runtime.Goexit), logged as a
+// panic of errCallExited and taken to have failed with it.
+func (c *Client) callFailedAt(what string, v any, stack string, exited bool) error {
+	if !exited {
+		return c.callPanickedAt(what, v, stack)
+	}
+	_ = c.callPanickedAt(what, errCallExited, stack)
+	return errCallExited
+}
+
 // panicPath counts the panics of one path of the Client's own goroutines
 // that runs again on its own (the eviction-policy check every minute on
 // every node, the replica count at every acquisition while none could be
@@ -1917,20 +1932,23 @@ func (c *Client) panicPathOf(what string) *panicPath {
 
 // nodesOf is the client's nodes (Nodes) on a goroutine of the Client's
 // own: a panic there (a client wrapper's) is logged as in what, and no node
-// given, as none that answers.
+// given, as none that answers. So for a Goexit there (catchOwn), which
+// ended the goroutine of the count an acquisition waits for, or of the
+// eviction check, for good.
 func (c *Client) nodesOf(what string) (nodes map[string]rueidis.Client) {
-	if v, stack, panicked := catch(func() { nodes = c.rc.Nodes() }); panicked {
-		_ = c.callPanickedAt(what, v, stack)
+	if v, stack, panicked, exited := catchOwn(func() { nodes = c.rc.Nodes() }); panicked || exited {
+		_ = c.callFailedAt(what, v, stack, exited)
 		return nil
 	}
 	return nodes
 }
 
 // slotMapOf is slotMap on a goroutine of the Client's own: a panic of its
-// call (a client wrapper's) is logged, and the slot map taken as not read.
+// call (a client wrapper's), or a Goexit (nodesOf), is logged, and the slot
+// map taken as not read.
 func (c *Client) slotMapOf(ctx context.Context, addr string, n rueidis.Client) (owners []slotOwner) {
-	if v, stack, panicked := catch(func() { owners = slotMap(ctx, addr, n) }); panicked {
-		_ = c.callPanickedAt(countingReplicas, v, stack)
+	if v, stack, panicked, exited := catchOwn(func() { owners = slotMap(ctx, addr, n) }); panicked || exited {
+		_ = c.callFailedAt(countingReplicas, v, stack, exited)
 		return nil
 	}
 	return owners

@@ -62,6 +62,23 @@ func catch(f func()) (v any, stack string, panicked bool) {
 	return v, stack, !returned
 }
 
+// catchOwn is catch with f run on a goroutine of its own, which the caller
+// waits for: a Goexit of f (a client wrapper's, which nothing stops) ends
+// that one, not the caller's, and is told (exited). A caller whose
+// goroutine must go on to tell the outcome (a count, a renewal round) runs
+// the call so.
+func catchOwn(f func()) (v any, stack string, panicked, exited bool) {
+	done := make(chan struct{})
+	exited = true
+	go func() {
+		defer close(done)
+		v, stack, panicked = catch(f)
+		exited = false
+	}()
+	<-done
+	return v, stack, panicked, exited
+}
+
 // logged is f, background work that no caller waits for, logging its panic
 // (even a panic(nil): catch) instead of letting it crash the process.
 func logged(log *slog.Logger, what string, f func()) func() {
