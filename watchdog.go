@@ -787,24 +787,11 @@ func (w *watchdog) newPanic(v any) (n int64, news bool) {
 // their leases' end.
 func (w *watchdog) unpanicked(ctx context.Context, f func(context.Context) []renewReply) (out []renewReply, ok bool) {
 	ctx, kept := withPanicStack(ctx)
-	var (
-		v                  any
-		here               string
-		panicked, returned bool
-	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		v, here, panicked = catch(func() {
-			out = f(ctx)
-			returned = true
-		})
-	}()
-	<-done
-	if returned {
+	v, here, panicked, exited := catchOwn(func() { out = f(ctx) })
+	if !panicked && !exited {
 		return out, true
 	}
-	if !panicked {
+	if exited {
 		v = errRenewalExited
 	}
 	var record func()
