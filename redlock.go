@@ -790,15 +790,25 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 			}
 		}
 		if checkErr == nil && again && !caught.set {
-			caught.run(func() { // goes on below
-				var still []int
-				still, checkErr = r.checkDistinct(ctx, cut, force)
-				for _, i := range still {
-					if force[i] {
-						silent = append(silent, i)
+			// On a goroutine of its own, as the first check: a Goexit
+			// there (a client wrapper's on INFO server, which nothing
+			// stops) is kept, and goes on below once the grants are given
+			// back. On this one it ended the caller at once, the grants
+			// held and renewed for nobody.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				caught.run(func() { // goes on below
+					var still []int
+					still, checkErr = r.checkDistinct(ctx, cut, force)
+					for _, i := range still {
+						if force[i] {
+							silent = append(silent, i)
+						}
 					}
-				}
-			})
+				})
+			}()
+			<-done
 		}
 	}
 	if caught.set {

@@ -1,8 +1,15 @@
 package scriptlock
 
 import (
+	"context"
+	"io"
+	"runtime"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -73,5 +80,65 @@ func TestRedLockRunIDGoexit(t *testing.T) {
 		return !h[0] && !h[1] && !h[2]
 	}) {
 		t.Fatalf("nodes held after Lock ended: %v", heldOn(t, r, nodes, 0, 1, 2))
+	}
+}
+
+// infoThenGoexit is a rueidis client whose first INFO server fails at once
+// with no answer (a connection cut), and whose later ones end the call's
+// goroutine (runtime.Goexit), as a wrapper's t.FailNow does.
+type infoThenGoexit struct {
+	rueidis.Client
+	asks *atomic.Int64
+}
+
+func (c infoThenGoexit) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if slices.Equal(cmd.Commands(), []string{"INFO", "server"}) {
+		if c.asks.Add(1) > 1 {
+			runtime.Goexit()
+		}
+		return rueidis.NewErrorResult(io.ErrUnexpectedEOF)
+	}
+	return c.Client.Do(ctx, cmd)
+}
+
+func (c infoThenGoexit) Nodes() map[string]rueidis.Client {
+	out := map[string]rueidis.Client{}
+	for addr, n := range c.Client.Nodes() {
+		out[addr] = infoThenGoexit{n, c.asks}
+	}
+	return out
+}
+
+// TestRedLockRunIDAgainGoexit: a node whose run_id went unanswered at the
+// check beside the attempt, asked again once it granted, whose INFO server
+// a client wrapper then ends with runtime.Goexit, has the nodes' grants
+// given back before the Goexit goes on on Lock's caller's goroutine, as at
+// the first check. Asked again on the caller's own goroutine, the Goexit
+// ended it at once: the grants were neither given back nor returned, held
+// and renewed for nobody.
+func TestRedLockRunIDAgainGoexit(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	var asks atomic.Int64
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), prefix),
+		newTestClient(t, infoThenGoexit{nodes[1].Client(t), &asks}, prefix),
+		newTestClient(t, nodes[2].Client(t), prefix),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	r := mustRedLock(t, "runid-again-goexit", cs, WithNodeTimeout(time.Second))
+	var err error
+	if how := howEnded(func() { _, err = r.TryLock(ctx, 0) }); how != endedGoexit {
+		t.Fatalf("TryLock whose node's INFO asked again (asks %d) ended its goroutine %s (%v); want its Goexit to go on on the caller's goroutine", asks.Load(), how, err)
+	}
+	if n := asks.Load(); n != 2 {
+		t.Fatalf("INFO server asked %d times; want the node asked again once", n)
+	}
+	if !eventually(3*time.Second, func() bool {
+		h := heldOn(t, r, nodes, 0, 1, 2)
+		return !h[0] && !h[1] && !h[2]
+	}) {
+		t.Fatalf("nodes held after TryLock ended: %v; want every grant given back", heldOn(t, r, nodes, 0, 1, 2))
 	}
 }
