@@ -112,7 +112,8 @@ func TestGuardedGroupGoexitGoesOn(t *testing.T) {
 // TestMultiLockUnlockMemberGoexit: a MultiLock member's Unlock (user code)
 // that ends its goroutine has the Goexit go on on Unlock's caller's
 // goroutine once the other members are released (as a member's panic
-// does): not a member taken for one released.
+// does), and the member is kept for an Unlock again: not a member taken
+// for one released.
 func TestMultiLockUnlockMemberGoexit(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
@@ -131,5 +132,15 @@ func TestMultiLockUnlockMemberGoexit(t *testing.T) {
 	}
 	if got := lockedAll(t, ctx, a, b); got[0] || !got[1] {
 		t.Fatalf("members held after the Unlock: %v; want a released, b not", got)
+	}
+	// b's release has no outcome: kept for an Unlock again, as a RedLock's
+	// node is, not left held (and renewed) for an owner that can no
+	// longer release it.
+	eb.armed.Store(false)
+	if err := ml.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock again: %v; want member b released", err)
+	}
+	if got := lockedAll(t, ctx, a, b); got[0] || got[1] {
+		t.Fatalf("members held after Unlock again: %v", got)
 	}
 }

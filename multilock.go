@@ -1034,7 +1034,15 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		goPart(ctx, func() {
 			defer func() { done <- struct{}{} }()
 			caught.run(func() {
-				if err := l.Unlock(lctx); err != nil {
+				// Until it returns: a member's Unlock that panics or
+				// ends its goroutine (Goexit) has no outcome, and the
+				// member is kept for an Unlock again, as a RedLock's
+				// node is. Taken for released, it stayed held (and
+				// renewed) for an owner that could not release it.
+				errs[i] = errReleasePanicked
+				err := l.Unlock(lctx)
+				errs[i] = nil
+				if err != nil {
 					errs[i] = nested(err)
 				}
 			})
@@ -1051,7 +1059,8 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 	}
 	if mh != nil && len(unreleased) > 0 {
 		// Their holds ended here (no watchdog renews them): kept for an
-		// Unlock again, also when a member's panic goes on below.
+		// Unlock again, also when a member's panic (or Goexit) goes on
+		// below, with the members whose Unlock it ended.
 		mh.unreleased.keep(unreleased)
 	}
 	if caught.set {
