@@ -27,15 +27,27 @@ func TestWatchdogRenewalGoexit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pttl := func() int64 {
+		ms, err := node.Do(t, "PTTL", m.Key()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
 	rc.left.Store(1)
 	if !eventually(5*time.Second, func() bool { return rc.left.Load() == 0 }) {
 		t.Fatal("no renewal was made")
 	}
-	time.Sleep(4 * time.Second) // twice the lease
+	// The renewal that ended its goroutine sent nothing: the lease only
+	// shortens from here unless a renewal made after it goes through.
+	after := pttl()
+	if !eventually(3*time.Second, func() bool { return pttl() > after }) {
+		t.Fatalf("no renewal went through after one whose call ended its goroutine (lease left %d ms, then %d ms; hold %v)", after, pttl(), context.Cause(lctx))
+	}
 	if err := context.Cause(lctx); err != nil {
 		t.Fatalf("hold ended after one renewal's call ended its goroutine: %v", err)
 	}
-	if !strings.Contains(logs.String(), "runtime.Goexit") {
+	if !eventually(3*time.Second, func() bool { return strings.Contains(logs.String(), "runtime.Goexit") }) {
 		t.Errorf("the renewal's Goexit was not logged; log:\n%s", logs.String())
 	}
 	if err := m.Unlock(lctx); err != nil {
