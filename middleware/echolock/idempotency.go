@@ -672,6 +672,13 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					rec.incomplete = true
 				}
 				c.Error(err) // write the error response now, so it can be stored
+			case !c.Response().Committed && lostFurtherOut(ctx):
+				// A lock middleware further out (e.Use(Lock)) lost its
+				// lock, or an outer Idempotency its claim, and the handler
+				// gave up without answering: that middleware answers 503,
+				// as with this one in front of it, and the key is released
+				// below. An empty 200 stored here would say that work
+				// abandoned was done.
 			case !c.Response().Committed:
 				// The handler wrote nothing: net/http would answer 200 with an
 				// empty body once it returns. Answer that now, so that it is
@@ -693,6 +700,13 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 // idempotency.ErrClaimLost, and the client, still there, has what was sent.
 func clientGone(ctx context.Context) bool {
 	return ctx.Err() != nil && context.Cause(ctx) == context.Canceled
+}
+
+// lostFurtherOut reports whether ctx, a request's context as the middleware
+// got it, ended because a lock middleware further out lost its lock or an
+// outer Idempotency middleware its claim.
+func lostFurtherOut(ctx context.Context) bool {
+	return core.LockLost(ctx) || ctx.Err() != nil && errors.Is(context.Cause(ctx), idempotency.ErrClaimLost)
 }
 
 // storedError reports whether err, a handler's error, is answered inside the
