@@ -121,7 +121,8 @@ type LockConfig struct {
 	// puts every lock of the middleware in one Redis Cluster slot; others
 	// fail ToMiddleware, as does a prefix that, after the Client's key
 	// prefix, names another lock's companion keys ("redisson_lock_token:"),
-	// under which no lock may be taken.
+	// under which no lock may be taken, or makes integer keys name them
+	// ("orders:rwlock_timeout:", a read hold's lease key with "42").
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int

@@ -59,7 +59,9 @@ func WithAllMethods(key KeySource) Option {
 // Braces in it must make a complete hash tag ("{orders}:"), which then puts
 // every lock of the interceptor in one Redis Cluster slot; others make the
 // interceptor constructors panic, as does a prefix that names another lock's
-// companion keys ("redisson_lock_token:"), under which no lock may be taken.
+// companion keys ("redisson_lock_token:"), under which no lock may be taken,
+// or makes integer keys name them ("orders:rwlock_timeout:", a read hold's
+// lease key with "42").
 func WithKeyPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
 // WithMaxKeyLen sets the longest request key accepted, in bytes (default 256).

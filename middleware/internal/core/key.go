@@ -398,7 +398,8 @@ func Key(prefix, raw string, maxLen int) (string, error) {
 // closed by a later '}', an empty tag "{}" or a '}' before any '{' would make
 // every lock name invalid: each request would be refused as if its key were
 // bad. So would a prefix that names another lock's companion keys
-// ("redisson_lock_token:").
+// ("redisson_lock_token:"), or under which an integer key does
+// ("orders:rwlock_timeout:" + "42", a read hold's lease key).
 func CheckPrefix(prefix string, maxLen, limit int) error {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
@@ -417,6 +418,10 @@ func CheckPrefix(prefix string, maxLen, limit int) error {
 		// Every lock name would be another lock's companion key (its
 		// fencing counter, queue, ...), which no lock may take.
 		return fmt.Errorf("key prefix %q names another lock's companion keys (fencing counter, queue, latch, ...)", prefix)
+	case layout.Companion(prefix + "0"):
+		// Every integer key would give a read hold's lease key
+		// (...:rwlock_timeout:<n>), which no lock may take either.
+		return fmt.Errorf("key prefix %q makes integer keys name read lease keys (...:rwlock_timeout:<n>)", prefix)
 	}
 	return nil
 }

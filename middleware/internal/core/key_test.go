@@ -281,3 +281,20 @@ func TestCanonicalHost(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPrefixReadLeaseForm: a prefix ending in ":rwlock_timeout:" makes
+// every integer key a name of the form of a read hold's lease key
+// (<name>:<field>:rwlock_timeout:<n>), which scriptlock refuses as a lock
+// name: every request with an integer key would be answered as if its key
+// were invalid. Such a prefix is refused when the middleware is built.
+func TestCheckPrefixReadLeaseForm(t *testing.T) {
+	for _, prefix := range []string{"orders:rwlock_timeout:", "{orders}:x:rwlock_timeout:"} {
+		if err := CheckPrefix(prefix, 0, 1024); err == nil {
+			key, _ := Key(prefix, "42", 0)
+			t.Errorf("CheckPrefix(%q) accepted a prefix under which the integer key 42 locks %q, a read lease key's form", prefix, key)
+		}
+	}
+	if err := CheckPrefix("orders:rwlock_timeout", 0, 1024); err != nil {
+		t.Errorf("CheckPrefix refused a prefix no key completes to a read lease key's form: %v", err)
+	}
+}
