@@ -648,6 +648,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				c.Response().Header().Set("Retry-After", "1")
 				err = fail(c, ErrIdempotencyClaimLost, cause)
 				c.Error(err)
+			case !c.Response().Committed && lostFurtherOut(ctx):
+				// A lock middleware further out (e.Use(Lock)) lost its
+				// lock, or an outer Idempotency its claim, and the handler
+				// wrote nothing: whatever it returned (nil, an error this
+				// middleware would store) is left to that middleware, which
+				// answers 503, as with this one in front of it, and the key
+				// is released below. An answer stored here (an empty 200 for
+				// nil) would be replayed for work abandoned under the loss.
 			case err != nil && !c.Response().Committed && ctx.Err() != nil &&
 				(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
 				// The handler stopped on the request's own context, which
@@ -672,13 +680,6 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					rec.incomplete = true
 				}
 				c.Error(err) // write the error response now, so it can be stored
-			case !c.Response().Committed && lostFurtherOut(ctx):
-				// A lock middleware further out (e.Use(Lock)) lost its
-				// lock, or an outer Idempotency its claim, and the handler
-				// gave up without answering: that middleware answers 503,
-				// as with this one in front of it, and the key is released
-				// below. An empty 200 stored here would say that work
-				// abandoned was done.
 			case !c.Response().Committed:
 				// The handler wrote nothing: net/http would answer 200 with an
 				// empty body once it returns. Answer that now, so that it is

@@ -89,3 +89,37 @@ func TestIdempotencyInnerOuterClaimLostNothingWritten(t *testing.T) {
 			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed), runs.Load())
 	}
 }
+
+// TestIdempotencyBehindLockLostErrorAnswer: likewise for a handler that,
+// its lock lost further out, returns an error Idempotency would store (an
+// *echo.HTTPError 422) without having written anything: the lock
+// middleware's 503 answers it, as with Idempotency in front of the lock,
+// not the 422 stored for every retry; the retry runs.
+func TestIdempotencyBehindLockLostErrorAnswer(t *testing.T) {
+	t.Parallel()
+	env := mwtest.New(t)
+	store := env.Store(t)
+	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	var runs atomic.Int64
+	e := echo.New()
+	e.Use(echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks}))
+	e.POST("/orders/:id", func(c echo.Context) error {
+		if runs.Add(1) > 1 {
+			return c.String(http.StatusCreated, "done")
+		}
+		env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+c.Param("id")).Key())
+		<-c.Request().Context().Done() // the lock is lost: the order's state cannot be trusted
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "order changed meanwhile")
+	}, echolock.Idempotency(store))
+	srv := serve(t, e)
+	r := do(t, srv, "POST", "/orders/1", "", "Idempotency-Key", "K")
+	if r.code != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Fatalf("first: %d %q (Retry-After %q), want the lock middleware's 503 with Retry-After",
+			r.code, r.body, r.header.Get("Retry-After"))
+	}
+	r = do(t, srv, "POST", "/orders/1", "", "Idempotency-Key", "K")
+	if r.code != http.StatusCreated || r.body != "done" || runs.Load() != 2 {
+		t.Fatalf("retry: %d %q replayed=%q, handler runs %d; want it run again (201 \"done\", 2 runs)",
+			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed), runs.Load())
+	}
+}
