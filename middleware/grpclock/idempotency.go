@@ -394,6 +394,15 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			release()
 			return nil, claimLostError()
 		}
+		if herr != nil && lostFurtherOut(ctx) {
+			// A lock interceptor further out lost its lock, or an outer
+			// idempotency interceptor its claim: it answers the failure
+			// Aborted, so the failure is no answer the client gets, and
+			// stored it would be replayed for a call that never answered
+			// it. The key is released: the retry runs the call.
+			release()
+			return resp, herr
+		}
 		// The status the client gets: gRPC answers an error that is no
 		// status but a context error (a database call's own deadline,
 		// wrapped) with that context's code, not Unknown.
@@ -449,6 +458,13 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 		return resp, herr
 	}
+}
+
+// lostFurtherOut reports whether ctx, a call's context as the idempotency
+// interceptor got it, ended because a lock interceptor further out lost its
+// lock or an outer idempotency interceptor its claim.
+func lostFurtherOut(ctx context.Context) bool {
+	return core.LockLost(ctx) || ctx.Err() != nil && errors.Is(context.Cause(ctx), idempotency.ErrClaimLost)
 }
 
 // claimedCallKey holds, in a covered call's context, the claim it runs
