@@ -117,7 +117,10 @@ func WithTTL(d time.Duration) Option {
 	return func(s *Store) { s.ttl = d }
 }
 
-// WithClaimTTL sets how long an unrenewed claim lasts (default 30 s).
+// WithClaimTTL sets how long an unrenewed claim lasts (default 30 s). One
+// under about 8 ms fails NewStore: a claim is presumed lost a margin for clock
+// drift (5 ms and a fiftieth) before it expires, which would come before its
+// first renewal.
 func WithClaimTTL(d time.Duration) Option {
 	return func(s *Store) { s.claimTTL = d }
 }
@@ -188,7 +191,11 @@ func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("idempotency: max background retries %d is negative", s.maxRetries)
 	case s.timeout <= 0:
 		return nil, fmt.Errorf("idempotency: store timeout %s must be positive", s.timeout)
-	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond:
+	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond ||
+		// A claim is presumed lost the margin before its TTL runs out: that
+		// must come after its first renewal, or every claim is lost as
+		// soon as its handler starts.
+		s.claimTTL-claimMargin(s.claimTTL) <= s.claimTTL/3:
 		return nil, fmt.Errorf("idempotency: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
 	case strings.ContainsAny(s.prefix, "{}"):
 		return nil, fmt.Errorf("idempotency: prefix %q holds a brace: each caller's records sit under a hash tag of their own", s.prefix)
