@@ -68,8 +68,8 @@ func (f *FairMutex) queueWait(wait time.Duration) time.Duration {
 func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait time.Duration, publish string, rewake bool) (rueidis.Completed, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
-		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence,
-			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
+		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle, publish)
 	}
 	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
 		serverLease, field, f.ctlFor(wait != 0, rewake), publish)
@@ -87,8 +87,8 @@ func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (fairReply, error) 
 func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, field string, wait time.Duration, publish string, rewake bool) (fairReply, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
-		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence,
-			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
+		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle, publish)
 		return fairReply{Status: r.Status, Value: r.Value, Head: r.Head}, err
 	}
 	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,

@@ -25,6 +25,11 @@ const fairRedissonAcquireSource = `#!lua
 -- (Redisson's tryLock without wait).
 -- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 -- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+-- A re-entry with a lease that brings the lock's expiry forward moves every
+-- queued waiter's score earlier by as much and sends "0" to the queue's head
+-- on its channel, as an Extend to that lease does (MutexExtend): the head, a
+-- Redisson waiter too, slept on the longer TTL it was told, and reads its
+-- estimate from its score when it asks again.
 -- A lock whose hash has a mode field is a read-write lock's (an RWMutex or
 -- Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX and
 -- changes nothing. The re-entry check reads that field with the caller's own
@@ -34,13 +39,16 @@ const fairRedissonAcquireSource = `#!lua
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
 -- @key    fence          redisson_lock_token:{name}
+-- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    waitTime       duration   Redisson's threadWaitTime, or the tryLock wait
 -- @arg    now            time       the caller's clock, as Redisson's currentTime
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64, head int64}
+-- @commands publish spublish
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
 local now = tonumber(ARGV[4])
@@ -106,8 +114,27 @@ if held[2] then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 if held[1] then
+  local before = redis.call('pttl', KEYS[1])
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
+  if before < 0 or tonumber(ARGV[1]) < before then
+    local head = redis.call('lindex', KEYS[2], '0')
+    if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
+          redis.call('zincrby', KEYS[3], -earlier, w)
+        end
+      end
+      -- Best effort (pcall): the re-entry is made, and a call made again
+      -- would re-enter twice. A refused SPUBLISH (a Cluster without sharded
+      -- pub/sub, its waiters listening plainly) is sent again with PUBLISH.
+      local channel = KEYS[5] .. ':' .. head
+      if type(redis.pcall(ARGV[7], channel, '0')) == 'table' and string.lower(ARGV[7]) == 'spublish' then
+        redis.pcall('publish', channel, '0')
+      end
+    end
+  end
   return {2, holds, 0}
 end
 if ARGV[5] ~= '1' then
@@ -144,7 +171,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "22c0848ec647a9b96ce1760a647cd412029d6b08"
+const fairRedissonAcquireSHA1 = "de8118ca56aebdfa9cade34e6198d0d0a7edb3f3"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -167,6 +194,11 @@ type FairRedissonAcquireResult struct {
 // (Redisson's tryLock without wait).
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 // not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+// A re-entry with a lease that brings the lock's expiry forward moves every
+// queued waiter's score earlier by as much and sends "0" to the queue's head
+// on its channel, as an Extend to that lease does (MutexExtend): the head, a
+// Redisson waiter too, slept on the longer TTL it was told, and reads its
+// estimate from its score when it asks again.
 // A lock whose hash has a mode field is a read-write lock's (an RWMutex or
 // Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX and
 // changes nothing. The re-entry check reads that field with the caller's own
@@ -174,7 +206,15 @@ type FairRedissonAcquireResult struct {
 // costs no further command.
 //
 // Redis script flags: none (#!lua).
-func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (FairRedissonAcquireResult, error) {
+func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration, publish string) (FairRedissonAcquireResult, error) {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
+		return FairRedissonAcquireResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonAcquire",
+			Value:   publish,
+		}
+	}
 	if err := checkTimes("FairRedissonAcquire", "now", now); err != nil {
 		return FairRedissonAcquireResult{}, err
 	}
@@ -187,13 +227,18 @@ func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, que
 	if err := checkDurations("FairRedissonAcquire", "fenceIdle", fenceIdle); err != nil {
 		return FairRedissonAcquireResult{}, err
 	}
-	keys := []string{lock, queue, timeouts, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRedissonAcquire", "channel", channel); err != nil {
+			return FairRedissonAcquireResult{}, err
+		}
+	}
+	keys := []string{lock, queue, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonAcquire", keys); err != nil {
 			return FairRedissonAcquireResult{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle)}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle), publish}
 	return fairRedissonAcquireDecode(fairRedissonAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -203,12 +248,14 @@ type FairRedissonAcquireArgs struct {
 	Queue     string // redisson_lock_queue:{name}
 	Timeouts  string // redisson_lock_timeout:{name}
 	Fence     string // redisson_lock_token:{name}
+	Channel   string // redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 	Lease     time.Duration
 	Owner     string
 	WaitTime  time.Duration // Redisson's threadWaitTime, or the tryLock wait
 	Now       time.Time     // the caller's clock, as Redisson's currentTime
 	Enqueue   bool          // queue the caller when the lock cannot be taken now
 	FenceIdle time.Duration // how long a token counter lives from its start (see MutexAcquire)
+	Publish   string        // "publish", or "spublish" for sharded channels
 }
 
 // FairRedissonAcquireReply is the reply to one call in FairRedissonAcquireMulti.
@@ -228,6 +275,15 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairRedissonAcquire",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		if err := checkTimes("FairRedissonAcquire", "now", calls[i].Now); err != nil {
 			out[i].Err = err
 			continue
@@ -243,6 +299,12 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 		if err := checkDurations("FairRedissonAcquire", "fenceIdle", calls[i].FenceIdle); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("FairRedissonAcquire", "channel", calls[i].Channel); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := fairRedissonAcquireEncode(&calls[i])
 		if cluster {
@@ -286,7 +348,15 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
+func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration, publish string) (rueidis.Completed, error) {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonAcquire",
+			Value:   publish,
+		}
+	}
 	if err := checkTimes("FairRedissonAcquire", "now", now); err != nil {
 		return rueidis.Completed{}, err
 	}
@@ -299,13 +369,18 @@ func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, tim
 	if err := checkDurations("FairRedissonAcquire", "fenceIdle", fenceIdle); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{lock, queue, timeouts, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRedissonAcquire", "channel", channel); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	keys := []string{lock, queue, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle)}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle), publish}
 	return c.B().Evalsha().Sha1(fairRedissonAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -316,8 +391,8 @@ func DecodeFairRedissonAcquire(resp rueidis.RedisResult) (FairRedissonAcquireRes
 
 // fairRedissonAcquireEncode returns the KEYS and ARGV of one FairRedissonAcquire call.
 func fairRedissonAcquireEncode(a *FairRedissonAcquireArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence}
-	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaitTime), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), msArg(a.FenceIdle)}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Channel}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaitTime), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), msArg(a.FenceIdle), a.Publish}
 	return keys, args
 }
 

@@ -65,9 +65,9 @@ var Scripts = []Script{{
 	SHA1:      fairOtherQueueSHA1,
 	Source:    fairOtherQueueSource,
 }, {
-	Args:      []string{"lease", "owner", "waitTime", "now", "enqueue", "fenceIdle"},
+	Args:      []string{"lease", "owner", "waitTime", "now", "enqueue", "fenceIdle", "publish"},
 	File:      "scripts/fair_redisson_acquire.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "fence"},
+	Keys:      []string{"lock", "queue", "timeouts", "fence", "channel"},
 	Name:      "FairRedissonAcquire",
 	ReadOnly:  false,
 	Retryable: false,

@@ -11,6 +11,11 @@
 -- (Redisson's tryLock without wait).
 -- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 -- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+-- A re-entry with a lease that brings the lock's expiry forward moves every
+-- queued waiter's score earlier by as much and sends "0" to the queue's head
+-- on its channel, as an Extend to that lease does (MutexExtend): the head, a
+-- Redisson waiter too, slept on the longer TTL it was told, and reads its
+-- estimate from its score when it asks again.
 -- A lock whose hash has a mode field is a read-write lock's (an RWMutex or
 -- Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX and
 -- changes nothing. The re-entry check reads that field with the caller's own
@@ -20,13 +25,16 @@
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
 -- @key    fence          redisson_lock_token:{name}
+-- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    waitTime       duration   Redisson's threadWaitTime, or the tryLock wait
 -- @arg    now            time       the caller's clock, as Redisson's currentTime
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64, head int64}
+-- @commands publish spublish
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
 local now = tonumber(ARGV[4])
@@ -92,8 +100,27 @@ if held[2] then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 if held[1] then
+  local before = redis.call('pttl', KEYS[1])
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
+  if before < 0 or tonumber(ARGV[1]) < before then
+    local head = redis.call('lindex', KEYS[2], '0')
+    if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
+          redis.call('zincrby', KEYS[3], -earlier, w)
+        end
+      end
+      -- Best effort (pcall): the re-entry is made, and a call made again
+      -- would re-enter twice. A refused SPUBLISH (a Cluster without sharded
+      -- pub/sub, its waiters listening plainly) is sent again with PUBLISH.
+      local channel = KEYS[5] .. ':' .. head
+      if type(redis.pcall(ARGV[7], channel, '0')) == 'table' and string.lower(ARGV[7]) == 'spublish' then
+        redis.pcall('publish', channel, '0')
+      end
+    end
+  end
   return {2, holds, 0}
 end
 if ARGV[5] ~= '1' then
