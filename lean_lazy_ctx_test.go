@@ -204,3 +204,32 @@ func TestLeanMutexLazyContext(t *testing.T) {
 		}
 	})
 }
+
+// A value the caller keeps under a key of its own of type *int (as the
+// context package keeps its own) is looked up in the caller's context
+// without making a LeanMutex's lock context: only the context package's key
+// makes it.
+func TestLeanMutexLazyContextOwnIntKey(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	l := mustLean(t, c, "int-key")
+	var key int
+	lctx, err := l.Lock(context.WithValue(testCtx(t, 20*time.Second), &key, "mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := leanLazy(t, lctx)
+	if got := lctx.Value(&key); got != "mine" {
+		t.Fatalf("Value(&key) = %v, want the caller's %q", got, "mine")
+	}
+	if z.isMade() {
+		t.Fatal("a lookup under the caller's own *int key made the lock context")
+	}
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := lctx.Value(&key); got != "mine" || z.isMade() {
+		t.Fatalf("after Unlock: Value(&key) = %v (made: %v), want the caller's %q unmade", got, z.isMade(), "mine")
+	}
+}

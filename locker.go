@@ -206,13 +206,37 @@ func (c *lockCtx) Value(key any) any {
 			}
 			return nil
 		}
-	case *int:
-		// The context package finds a cancellable context, for
-		// context.Cause and for the contexts derived from this one, by a
-		// key of its own of this type.
-		if c.lazy != nil {
-			return c.made().Value(key)
-		}
+	}
+	if c.lazy != nil && key == cancelCtxKey {
+		// The context package finds a cancellable context by this key, for
+		// context.Cause and for the contexts derived from this one.
+		return c.made().Value(key)
 	}
 	return c.Context.Value(key)
+}
+
+// cancelCtxKey is the key the context package looks a cancellable context up
+// by. It is unexported, so it is read from what context.Cause asks of a
+// context of ours rather than assumed: a caller's own key of the same type
+// does not make a lazy lock context, and a Go release that changes the key
+// changes it here too (TestLeanMutexLazyContextLossKinds fails if none is
+// found).
+var cancelCtxKey = func() any {
+	var p keyProbe
+	_ = context.Cause(&p)
+	return p.key
+}()
+
+// keyProbe is an ended context that records the first key looked up in it.
+type keyProbe struct{ key any }
+
+func (*keyProbe) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*keyProbe) Done() <-chan struct{}       { return nil }
+func (*keyProbe) Err() error                  { return context.Canceled }
+
+func (p *keyProbe) Value(key any) any {
+	if p.key == nil {
+		p.key = key
+	}
+	return nil
 }
