@@ -254,3 +254,57 @@ func TestLeanMutexLazyContextLeavesNothing(t *testing.T) {
 		goleak.IgnoreAnyFunction("github.com/redis/rueidis.(*pipe)._backgroundRead"),
 		goleak.IgnoreAnyFunction("github.com/redis/rueidis.(*pipe)._backgroundWrite"))
 }
+
+// Done, Err and Cause of a LeanMutex's lock context, once it is made (or
+// once the hold ended, for Err), take no lock: the goroutines that share a
+// lock context and poll it do not contend. Shown by holding the lock they
+// would take.
+func TestLeanMutexLazyContextReadsWithoutLock(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	l := mustLean(t, c, "reads")
+	ctx := testCtx(t, 20*time.Second)
+	// waiting runs the reads with the lock context's lock held, and names
+	// those that wait for it.
+	waiting := func(z *lazyCancel, reads map[string]func()) []string {
+		z.mu.Lock()
+		defer z.mu.Unlock() // also lets the reads still waiting go
+		var names []string
+		for name, f := range reads {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				f()
+			}()
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				names = append(names, name)
+			}
+		}
+		return names
+	}
+	for _, made := range []bool{true, false} {
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := leanLazy(t, lctx)
+		reads := map[string]func(){"Err": func() { _ = lctx.Err() }}
+		if made {
+			_ = lctx.Done()
+			reads["Done"] = func() { _ = lctx.Done() }
+			reads["Cause"] = func() { _ = context.Cause(lctx) }
+		}
+		if w := waiting(z, reads); len(w) > 0 {
+			t.Errorf("held, made %v: %v wait for the lock context's own lock", made, w)
+		}
+		if err := l.Unlock(lctx); err != nil {
+			t.Fatal(err)
+		}
+		if w := waiting(z, reads); len(w) > 0 {
+			t.Errorf("released, made %v: %v wait for the lock context's own lock", made, w)
+		}
+	}
+}

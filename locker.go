@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -99,13 +100,16 @@ type lockCtxKey struct{}
 
 // lazyCancel is a lock context's cancellable context, made on first use.
 type lazyCancel struct {
-	mu     sync.Mutex
+	mu     sync.Mutex      // serialises making inner and ending
 	inner  context.Context // made; nil until then
 	cancel context.CancelCauseFunc
-	// ended: the hold ended (or the caller's context had) before inner was
-	// made, with err and cause as inner would have reported them then.
-	ended      bool
+	// err and cause: the hold ended (or the caller's context had) before
+	// inner was made (ended), with these as inner would have reported them.
 	err, cause error
+	// made and ended are set once, after what they tell of, so that Done
+	// and Err read without mu: a lock context's goroutines may poll them in
+	// loops, and a mutex per call would make them contend.
+	made, ended atomic.Bool
 }
 
 // Done makes the cancellable context if it was not made yet: one made after
@@ -123,12 +127,10 @@ func (c *lockCtx) Err() error {
 		return c.Context.Err()
 	}
 	z := c.lazy
-	z.mu.Lock()
-	defer z.mu.Unlock()
 	switch {
-	case z.inner != nil:
+	case z.made.Load():
 		return z.inner.Err()
-	case z.ended:
+	case z.ended.Load():
 		return z.err
 	}
 	return c.Context.Err()
@@ -137,13 +139,16 @@ func (c *lockCtx) Err() error {
 // made returns the cancellable context of a lazy lock context, making it.
 func (c *lockCtx) made() context.Context {
 	z := c.lazy
+	if z.made.Load() {
+		return z.inner
+	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.inner != nil {
 		return z.inner
 	}
 	switch {
-	case !z.ended:
+	case !z.ended.Load():
 		z.inner, z.cancel = context.WithCancelCause(c.Context)
 	case z.err == context.Canceled:
 		// Ended with the hold: not with the caller's context, which may
@@ -158,6 +163,7 @@ func (c *lockCtx) made() context.Context {
 		z.inner, cancel = context.WithCancelCause(c.Context)
 		cancel(z.cause)
 	}
+	z.made.Store(true)
 	return z.inner
 }
 
@@ -172,8 +178,7 @@ func (c *lockCtx) end(cause error) {
 		cancel(cause)
 		return
 	}
-	if !z.ended {
-		z.ended = true
+	if !z.ended.Load() {
 		if err := c.Context.Err(); err != nil {
 			// The caller's context ended first: a context derived from it
 			// would have ended with it.
@@ -181,6 +186,7 @@ func (c *lockCtx) end(cause error) {
 		} else {
 			z.err, z.cause = context.Canceled, cause
 		}
+		z.ended.Store(true)
 	}
 	z.mu.Unlock()
 }
