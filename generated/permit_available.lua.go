@@ -33,14 +33,21 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- @retryable
 -- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
 -- leading zero, within 64 bits), or a float Redisson's addPermits writes for
--- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
--- nil for any other string, which holds no count. Lua's tonumber also reads
--- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+-- "9223372036854776000"); nil for any other string, which holds no count.
+-- Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+-- "007" ("nan" as -2^63).
 local function permits(v)
   local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
   if d then
     local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
     if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+    -- Past 64 bits: a float sum as Redis 7.2 and newer (and Valkey) write
+    -- one past 2^62, its shortest digits (17 at most) and up to 7 zeros
+    -- ("9223372036854776000"; Redis 7.0 writes "9.2233720368547758e+18").
+    if #d <= 24 and #string.match(d, '^(.-)0*$') <= 17 then
       return tonumber(v)
     end
   elseif v == '0' then
@@ -124,7 +131,7 @@ return math.min(value, 9007199254740991)
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "9fee104d698fac570025d4076fce39214b9806e9"
+const permitAvailableSHA1 = "23a1c42990256e4af1f8b6a14e6f7248d901f587"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
@@ -140,9 +147,10 @@ var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 // another kind's hash with WRONGTYPE, before anything is written.
 // permits reads a semaphore's count: an integer INCRBY takes (no '+', no
 // leading zero, within 64 bits), or a float Redisson's addPermits writes for
-// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
-// nil for any other string, which holds no count. Lua's tonumber also reads
-// "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+// "9223372036854776000"); nil for any other string, which holds no count.
+// Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+// "007" ("nan" as -2^63).
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string, rewake bool) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{

@@ -44,14 +44,21 @@ const permitReleaseSource = `#!lua flags=allow-oom
 -- @retryable
 -- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
 -- leading zero, within 64 bits), or a float Redisson's addPermits writes for
--- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
--- nil for any other string, which holds no count. Lua's tonumber also reads
--- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+-- "9223372036854776000"); nil for any other string, which holds no count.
+-- Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+-- "007" ("nan" as -2^63).
 local function permits(v)
   local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
   if d then
     local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
     if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+    -- Past 64 bits: a float sum as Redis 7.2 and newer (and Valkey) write
+    -- one past 2^62, its shortest digits (17 at most) and up to 7 zeros
+    -- ("9223372036854776000"; Redis 7.0 writes "9.2233720368547758e+18").
+    if #d <= 24 and #string.match(d, '^(.-)0*$') <= 17 then
       return tonumber(v)
     end
   elseif v == '0' then
@@ -156,7 +163,7 @@ return status
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "5bc8517ab71caf0f005a95c3a0d2782aa2f2fda2"
+const permitReleaseSHA1 = "6e5904c317fc2073cb3aa47d8a201ff16f797409"
 
 var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 
@@ -179,9 +186,10 @@ var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 // another kind's hash with WRONGTYPE, before anything is written.
 // permits reads a semaphore's count: an integer INCRBY takes (no '+', no
 // leading zero, within 64 bits), or a float Redisson's addPermits writes for
-// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
-// nil for any other string, which holds no count. Lua's tonumber also reads
-// "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+// "9223372036854776000"); nil for any other string, which holds no count.
+// Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+// "007" ("nan" as -2^63).
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitRelease returns.

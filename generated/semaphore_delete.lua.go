@@ -45,14 +45,21 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 -- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
 -- leading zero, within 64 bits), or a float Redisson's addPermits writes for
--- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
--- nil for any other string, which holds no count. Lua's tonumber also reads
--- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+-- "9223372036854776000"); nil for any other string, which holds no count.
+-- Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+-- "007" ("nan" as -2^63).
 local function permits(v)
   local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
   if d then
     local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
     if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+    -- Past 64 bits: a float sum as Redis 7.2 and newer (and Valkey) write
+    -- one past 2^62, its shortest digits (17 at most) and up to 7 zeros
+    -- ("9223372036854776000"; Redis 7.0 writes "9.2233720368547758e+18").
+    if #d <= 24 and #string.match(d, '^(.-)0*$') <= 17 then
       return tonumber(v)
     end
   elseif v == '0' then
@@ -93,7 +100,7 @@ return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "4c22e83d91f7e4dd778c8f08c22606a3c90ebaa4"
+const semaphoreDeleteSHA1 = "43a1fe2e6c80f5da723d1d0c6c127c0b15935339"
 
 var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 
@@ -121,9 +128,10 @@ var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 // end another owner's lock (Redisson's delete deletes it).
 // permits reads a semaphore's count: an integer INCRBY takes (no '+', no
 // leading zero, within 64 bits), or a float Redisson's addPermits writes for
-// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
-// nil for any other string, which holds no count. Lua's tonumber also reads
-// "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+// a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+// "9223372036854776000"); nil for any other string, which holds no count.
+// Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+// "007" ("nan" as -2^63).
 //
 // Redis script flags: allow-oom.
 func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, deleted string, recordTTL time.Duration, slack time.Duration) (bool, error) {

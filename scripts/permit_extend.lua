@@ -28,14 +28,21 @@
 -- @commands publish spublish
 -- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
 -- leading zero, within 64 bits), or a float Redisson's addPermits writes for
--- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17");
--- nil for any other string, which holds no count. Lua's tonumber also reads
--- "nan", "inf", "2.5", "0x10", "1e3", " 2" and "007" ("nan" as -2^63).
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+-- "9223372036854776000"); nil for any other string, which holds no count.
+-- Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+-- "007" ("nan" as -2^63).
 local function permits(v)
   local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
   if d then
     local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
     if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+    -- Past 64 bits: a float sum as Redis 7.2 and newer (and Valkey) write
+    -- one past 2^62, its shortest digits (17 at most) and up to 7 zeros
+    -- ("9223372036854776000"; Redis 7.0 writes "9.2233720368547758e+18").
+    if #d <= 24 and #string.match(d, '^(.-)0*$') <= 17 then
       return tonumber(v)
     end
   elseif v == '0' then
