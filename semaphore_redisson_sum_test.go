@@ -78,3 +78,33 @@ func TestSemaphoreRedissonSumCounts(t *testing.T) {
 		}
 	}
 }
+
+// A drain of a count past 2^63 - 1 as Redis 7.2 and newer write Redisson's
+// float sums ("9223372036854776000") records the permits it took as an
+// integer INCRBY takes, 2^63 - 1, as it records "9.2233720368547758e+18":
+// recorded as written, its give-back failed with Redis's "value is not an
+// integer or out of range" for the record's whole life.
+func TestSemaphoreDrainRedissonSumGivenBack(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 10*time.Second)
+	for _, count := range []string{"9223372036854776000", "12345678901234567000", "99999999999999990000000"} {
+		s := mustSem(t, c, "drain-sum-"+count)
+		node.Do(t, "SET", s.Key(), count)
+		if n, err := s.DrainPermits(ctx); err != nil || n != maxCount {
+			t.Fatalf("DrainPermits of %s = %d, %v; want %d", count, n, err, int64(maxCount))
+		}
+		records, err := node.Do(t, "KEYS", "redisson_sc_latch:*"+count+"*").AsStrSlice()
+		if err != nil || len(records) != 1 {
+			t.Fatalf("drain records of %s: %q, %v", count, records, err)
+		}
+		// The drain's outcome taken as unknown: its permits go back.
+		if _, err := s.undoOnce(ctx, records[0], 0); err != nil {
+			t.Fatalf("give-back of a drain of %s: %v", count, err)
+		}
+		if v, err := node.Do(t, "GET", s.Key()).ToString(); err != nil || v != "9223372036854775807" {
+			t.Errorf("count after the drain of %s was given back = %q, %v; want 9223372036854775807", count, v, err)
+		}
+	}
+}

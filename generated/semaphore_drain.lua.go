@@ -113,12 +113,13 @@ redis.call('set', KEYS[1], '0')
 -- Recorded as an integer INCRBY takes, which the give-back adds back and a
 -- repeat answers: a float (Redisson's addPermits writes a sum of 10^17 or
 -- more either way as one, "1.152921504606847e+18") as the integer it
--- stands for, 2^63 and beyond as 2^63 - 1, -2^63 and below as -2^63. Read
--- back from the float itself, a repeat answered its leading digits
--- ("-1e+17": -1).
+-- stands for, 2^63 and beyond as 2^63 - 1, -2^63 and below as -2^63 (also
+-- one Redis 7.2 and newer write past 64 bits as digits and zeros,
+-- "9223372036854776000"). Read back from the float itself, a repeat
+-- answered its leading digits ("-1e+17": -1).
 local taken = value
-if not string.match(value, '^-?%d+$') then
-  local n = permits(value)
+local n = permits(value)
+if not string.match(value, '^-?%d+$') or n >= 9223372036854775807 or n <= -9223372036854775808 then
   if n >= 9223372036854775807 then
     taken = '9223372036854775807'
   elseif n > -9223372036854775808 then
@@ -138,7 +139,7 @@ return math.min(tonumber(taken), 9007199254740991)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "4898624f60f018bbf4a270f68e472e720a58e46c"
+const semaphoreDrainSHA1 = "99aea5d4d49c8f3e3468ed133183cbe8713a387d"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
