@@ -98,7 +98,7 @@ func TestSemaphoreValueNotInteger(t *testing.T) {
 		}},
 	}
 	values := []string{"nan", "-nan", "inf", "-inf", "2.5", "-3.5", "0x10", "1e3", "1e+16", "1e+400", " 2", "2 ", "007", "-0", "+1",
-		"9223372036854775808", "-9223372036854775809", "99999999999999999999"}
+		"9223372036854775808", "-9223372036854775809", "99999999999999999999", "", "-", "1000000000000000000000000000000"}
 	for i, value := range values {
 		s := mustSem(t, c, fmt.Sprintf("not-integer-%d", i))
 		p := mustPermits(t, c, fmt.Sprintf("not-integer-%d", i))
