@@ -122,7 +122,8 @@ type LockConfig struct {
 	// fail ToMiddleware, as does a prefix that, after the Client's key
 	// prefix, names another lock's companion keys ("redisson_lock_token:"),
 	// under which no lock may be taken, or makes integer keys name them
-	// ("orders:rwlock_timeout:", a read hold's lease key with "42").
+	// ("orders:rwlock_timeout:", a read hold's lease key with "42"; so
+	// "timeout:" after a Client's key prefix "orders:rwlock_").
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int
@@ -280,9 +281,13 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if fromClient {
 		// Bad options fail here, at startup, not on every request; so does
 		// a prefix that, after the Client's own, makes every lock name
-		// invalid (another lock's companion key, "redisson_lock_token:").
-		if _, err := config.Lock(config.KeyPrefix + "probe"); err != nil {
-			return nil, fmt.Errorf("echolock: %w", err)
+		// invalid (another lock's companion key, "redisson_lock_token:"),
+		// or every integer key's ("orders:rwlock_" and "timeout:", a read
+		// hold's lease key with "42").
+		for _, probe := range []string{"probe", "0"} {
+			if _, err := config.Lock(config.KeyPrefix + probe); err != nil {
+				return nil, fmt.Errorf("echolock: %w", err)
+			}
 		}
 	}
 	if config.MaxKeyLen <= 0 {
