@@ -24,9 +24,10 @@
 // InvalidArgument; still contended after the wait → Aborted with a RetryInfo
 // detail (WithRetryAfter, 1 s by default); Redis unreachable → Unavailable
 // with a RetryInfo detail too (unless WithFailOpen); lock lost while the
-// handler ran → Aborted (with RetryInfo) if the handler failed, its
-// response if it returned one (it finished all the same, and Aborted would
-// say nothing was done). Statuses carry no Redis addresses or error text:
+// handler ran → Aborted (with RetryInfo) if the handler failed, unless an
+// idempotency interceptor further in stored that failure (the loss came
+// after it; the retry is replayed it), its response if it returned one (it
+// finished all the same, and Aborted would say nothing was done). Statuses carry no Redis addresses or error text:
 // the detail is logged (WithLogger).
 // The lock is released when the handler returns, panics included. A panic
 // of the call beneath a stream's SendMsg or RecvMsg made under the lock (an
@@ -150,18 +151,22 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 				o.outcome.Report(ctx, core.HeldOutcome(lctx))
 			}
 		}()
-		resp, err := handler(lctx, req)
+		hctx, stored := withStoredAnswer(lctx)
+		resp, err := handler(hctx, req)
 		returned = true
 		if core.LockLost(lctx) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
-			if err != nil {
+			// A failure an idempotency interceptor further in stored was
+			// returned before it saw the loss, so under the lock: it is
+			// the answer, the one the retry is replayed.
+			if err != nil && !stored.set.Load() {
 				markLockAnswer(ctx)
 				return nil, lostError(context.Cause(lctx), o.retryAfter)
 			}
 			// The handler saw its context end and still finished: its
 			// response says what it did, as an HTTP response already sent
 			// does. Aborted would tell the client that nothing was done.
-			return resp, nil
+			return resp, err
 		}
 		o.outcome.Report(ctx, scriptlock.RequestLocked)
 		return resp, err
@@ -764,6 +769,25 @@ func markLockAnswer(ctx context.Context) {
 func clearLockAnswer(ctx context.Context) {
 	if a, ok := ctx.Value(lockAnswerKey{}).(*lockAnswer); ok {
 		a.set.Store(false)
+	}
+}
+
+// storedAnswer, placed in the context by the lock interceptor, is set by an
+// idempotency interceptor further in that stored the failure it returns:
+// that failure is what a retry is replayed, so a loss of the lock noticed
+// after it was stored must not answer the call Aborted instead.
+type storedAnswer struct{ set atomic.Bool }
+
+type storedAnswerKey struct{}
+
+func withStoredAnswer(ctx context.Context) (context.Context, *storedAnswer) {
+	a := new(storedAnswer)
+	return context.WithValue(ctx, storedAnswerKey{}, a), a
+}
+
+func markStoredAnswer(ctx context.Context) {
+	if a, ok := ctx.Value(storedAnswerKey{}).(*storedAnswer); ok {
+		a.set.Store(true)
 	}
 }
 

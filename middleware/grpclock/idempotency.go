@@ -384,8 +384,15 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		// Reported once the claim is released on every way out, a panic of
 		// the outcome callback included.
 		o.outcome.Report(ctx, scriptlock.RequestExecuted)
+		hctx, innerStored := withStoredAnswer(hctx)
 		resp, herr := handler(hctx, req)
-		if herr != nil && claim.Lost() {
+		if herr != nil && innerStored.set.Load() {
+			// An idempotency interceptor further in (of another scope)
+			// stored this failure: it is the answer, whatever this one
+			// does with it, so an interceptor further out is told too.
+			markStoredAnswer(ctx)
+		}
+		if herr != nil && claim.Lost() && !innerStored.set.Load() {
 			// A retry may be running the call already: answer so that the
 			// client retries, and store nothing. A handler that returned a
 			// response despite the loss keeps it (Complete stores it only if
@@ -447,7 +454,8 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			sr.Body, sr.Header, sr.Trailer, sr.NotReplayable = nil, nil, nil, true
 		}
 		settled = true
-		switch ok, serr := claim.Complete(ctx, sr.Encode()); {
+		ok, serr := claim.Complete(ctx, sr.Encode())
+		switch {
 		case errors.Is(serr, idempotency.ErrRetryDropped):
 			// Lost: once the claim expires, a retry runs the request again.
 			o.logger.ErrorContext(ctx, "grpclock: idempotent response not stored and not retried", "method", method, "err", serr)
@@ -455,6 +463,12 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored yet", "method", method, "err", serr)
 		case !ok:
 			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored", "method", method, "claim_lost", true)
+		}
+		if herr != nil && (ok || serr != nil && !errors.Is(serr, idempotency.ErrRetryDropped)) {
+			// Stored (or being stored): a lock interceptor further out
+			// that notices its loss only now answers this failure, not
+			// Aborted, so the client gets what the retry is replayed.
+			markStoredAnswer(ctx)
 		}
 		return resp, herr
 	}
