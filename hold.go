@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -285,6 +286,23 @@ func (h *hold) untrackOwned(ctx context.Context) {
 	h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
 	h.mu.Unlock()
 	c.stop(context.Canceled)
+}
+
+// gaveBack reports whether lc, one of h's contexts, was given back: by an
+// Unlock made with it (untrack), or with h's release. Not when h ended
+// otherwise (lost, or its release failed): the lock may still be held.
+func (h *hold) gaveBack(lc *lockCtx) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cause != nil {
+		return errors.Is(h.cause, context.Canceled) && !errors.Is(h.cause, ErrLockLost)
+	}
+	for _, c := range h.ctxs {
+		if c.lc == lc {
+			return false
+		}
+	}
+	return true
 }
 
 // untrackLC ends and forgets the context tracked for lc.

@@ -893,6 +893,20 @@ func clientsOf(l Locker) []*Client {
 	return nil
 }
 
+// gaveBack reports whether lctx, the lock context of member l (a lock of
+// this package), no longer names a hold of l: an Unlock made with it went
+// through. Not when its hold was lost or its release failed (an Unlock
+// again asks it again, as without a panic). A member of another package, or a context
+// that is not l's, is never taken for one given back.
+func gaveBack(l Locker, lctx context.Context) bool {
+	p, ok := l.(primitive)
+	if !ok {
+		return false
+	}
+	lc, _ := lctx.Value(lockCtxKey{}).(*lockCtx)
+	return lc != nil && lc.hold != nil && lc.hold.prim == p && lc.hold.gaveBack(lc)
+}
+
 // Unlock releases every member and reports every failure (errors.Join). ctx
 // should be the context Lock returned (or one derived from it), which knows
 // each member's owner, through this MultiLock or another made over handles
@@ -1032,13 +1046,22 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 			}
 		}
 		goPart(ctx, func() {
-			defer func() { done <- struct{}{} }()
+			defer func() {
+				if errs[i] == errReleasePanicked && gaveBack(l, lctx) {
+					// Its release went through before the panic (an
+					// Observer's ReleaseStart or ReleaseEnd): asked
+					// again, it gave up another hold of the owner's.
+					errs[i] = nil
+				}
+				done <- struct{}{}
+			}()
 			caught.run(func() {
 				// Until it returns: a member's Unlock that panics or
 				// ends its goroutine (Goexit) has no outcome, and the
 				// member is kept for an Unlock again, as a RedLock's
-				// node is. Taken for released, it stayed held (and
-				// renewed) for an owner that could not release it.
+				// node is, unless its hold is given back (gaveBack).
+				// Taken for released, it stayed held (and renewed) for
+				// an owner that could not release it.
 				errs[i] = errReleasePanicked
 				err := l.Unlock(lctx)
 				errs[i] = nil
