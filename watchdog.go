@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,6 +93,18 @@ type watchdog struct {
 	// rounds counts the renewal rounds in flight, each on a goroutine of
 	// its own (see renewDue); run waits for them before it returns.
 	rounds sync.WaitGroup
+
+	// scripted holds the kinds of renewal (mutexRenewal for Mutex-shaped
+	// holds) each node (scriptNode) has answered, so has the script of:
+	// until then they go as EVAL (evalRenew). Guarded by scriptedMu, apart
+	// from mu, which the schedule takes.
+	scriptedMu sync.Mutex
+	scripted   map[scriptedKey]bool
+}
+
+type scriptedKey struct {
+	kind *renewKind
+	node string
 }
 
 // renewal is a lock's place in the watchdog's schedule.
@@ -623,11 +636,36 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 	var guarded []int
 	var waits []guardWait
 	var timeout time.Duration
+	var evals []*renewKind
+	eval := map[*renewKind][]int{}
+	// Every hold of a round is on one node (on a Cluster, a round is one
+	// hash slot's: renewDue), so each kind is looked up once.
+	var known map[*renewKind]bool
+	node := ""
+	if len(batch) > 0 {
+		node = w.scriptNode(batch[0].h.key)
+	}
 	for i, r := range batch {
 		if g := w.guardOf(r); g.on() {
 			guarded = append(guarded, i)
 			waits = append(waits, g)
 			timeout = max(timeout, g.timeout)
+			continue
+		}
+		k := kindOf(r)
+		has, seen := known[k]
+		if !seen {
+			has = w.hasScript(k, node)
+			if known == nil {
+				known = map[*renewKind]bool{}
+			}
+			known[k] = has
+		}
+		if !has {
+			if _, seen := eval[k]; !seen {
+				evals = append(evals, k)
+			}
+			eval[k] = append(eval[k], i)
 			continue
 		}
 		if r.kind == nil {
@@ -663,10 +701,100 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 			replies[idx[j]] = rep
 		}
 	}
+	for _, k := range evals {
+		idx := eval[k]
+		hs := make([]*hold, len(idx))
+		for j, i := range idx {
+			hs[j] = batch[i].h
+		}
+		reps := w.each(ctx, len(hs), func(ctx context.Context, lo, hi int) []renewReply { return w.evalRenew(ctx, k, node, hs[lo:hi]) })
+		for j, rep := range reps {
+			replies[idx[j]] = rep
+		}
+	}
 	if len(guarded) > 0 {
 		w.renewGuarded(ctx, batch, guarded, waits, timeout, replies)
 	}
 	return replies
+}
+
+// kindOf is the kind of r's renewal, mutexRenewal for a Mutex-shaped hold.
+func kindOf(r *renewal) *renewKind {
+	if r.kind == nil {
+		return mutexRenewal
+	}
+	return r.kind
+}
+
+// scriptNode names the node serving key for scripted: the Cluster node
+// serving it (nodeOf), its hash slot on a Cluster whose slot map was not
+// read, "" elsewhere (one server, or the primary behind a Sentinel).
+func (w *watchdog) scriptNode(key string) string {
+	if w.nodeOf != nil {
+		if n := w.nodeOf(key); n != "" {
+			return n
+		}
+	}
+	if w.rc.Mode() == rueidis.ClientModeCluster {
+		return "slot:" + strconv.Itoa(int(keySlot(key)))
+	}
+	return ""
+}
+
+// hasScript reports whether node has answered a renewal of kind k, so has
+// its script.
+func (w *watchdog) hasScript(k *renewKind, node string) bool {
+	w.scriptedMu.Lock()
+	defer w.scriptedMu.Unlock()
+	return w.scripted[scriptedKey{k, node}]
+}
+
+// evalRenew renews hs, holds of kind k on a node that has not answered a
+// renewal of that kind yet, with EVAL and the script's source: sent as
+// EVALSHA, a renewal the server has no script for (the first one after a
+// grant) is answered NOSCRIPT and sent again as EVAL, two round trips, and
+// on a link whose round trip is over a third of the lease its reply came
+// after the loss deadline the grant set. Once the node has answered one,
+// the kind goes as EVALSHA there, without the source. A server that loses
+// its scripts later (restarted, SCRIPT FLUSH, a failover to a replica
+// behind the same address) answers the next renewal NOSCRIPT and runs it
+// as EVAL, which loads the script again: one round trip more for that
+// renewal alone (a Cluster failover names another node, whose first
+// renewal goes as EVAL).
+func (w *watchdog) evalRenew(ctx context.Context, k *renewKind, node string, hs []*hold) []renewReply {
+	out := make([]renewReply, len(hs))
+	cmds := make(rueidis.Commands, 0, len(hs))
+	at := make([]int, 0, len(hs))
+	for i, h := range hs {
+		cmd, err := k.command(w.rc, h)
+		if err == nil {
+			cmd, err = generated.EvalOf(w.rc, cmd)
+		}
+		if err != nil {
+			out[i].err = err
+			continue
+		}
+		cmds = append(cmds, cmd)
+		at = append(at, i)
+	}
+	if len(cmds) == 0 {
+		return out
+	}
+	answered := false
+	for j, resp := range w.rc.DoMulti(ctx, cmds...) {
+		held, err := k.decode(resp)
+		out[at[j]] = renewReply{held: held, err: err}
+		answered = answered || err == nil
+	}
+	if answered {
+		w.scriptedMu.Lock()
+		if w.scripted == nil {
+			w.scripted = map[scriptedKey]bool{}
+		}
+		w.scripted[scriptedKey{k, node}] = true
+		w.scriptedMu.Unlock()
+	}
+	return out
 }
 
 // renewGuarded renews the holds of batch at idx with WAIT after them on the

@@ -62,3 +62,38 @@ func TestWatchdogRenewsOnSlowLink(t *testing.T) {
 		}
 	}
 }
+
+// The first renewal of each kind of lock on a link whose round trip (3.1 s,
+// internal/netproxy's Delay) is well within half the lease (8 s) keeps the
+// hold: the server has not run the renewal's script yet, and an EVALSHA
+// answered NOSCRIPT and sent again as EVAL took two round trips, its reply
+// coming three round trips (9.3 s) after the grant was sent, past the loss
+// deadline the grant set (7.8 s). Margin: each reply comes 1.6 s before
+// the deadline.
+func TestWatchdogFirstRenewalOnSlowLink(t *testing.T) {
+	t.Parallel()
+	const lease, oneWay, watch = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProxied(t, WithWatchdog(lease, 0))
+			l := lc.make(t, p.c, "l")
+			warm(t, l) // the lock's scripts, not the renewal's
+			p.px.Delay(oneWay)
+			lctx, err := l.Lock(testCtx(t, 30*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			held, renewals := time.Now(), p.c.wd.renewals.Load()
+			select {
+			case <-lctx.Done():
+				t.Fatalf("the hold ended %v after its grant came back, after %d confirmed renewals: %v",
+					time.Since(held).Round(time.Millisecond), p.c.wd.renewals.Load()-renewals, context.Cause(lctx))
+			case <-time.After(watch):
+			}
+			if n := p.c.wd.renewals.Load() - renewals; n < 2 {
+				t.Fatalf("%d renewals confirmed in %v", n, watch)
+			}
+		})
+	}
+}
