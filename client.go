@@ -1436,6 +1436,24 @@ func countAge(want, n int) time.Duration {
 	return guardRefresh
 }
 
+// cancelAfter is ctx, ended d from now without a deadline, for a call made
+// in the background that nobody waits for. rueidis sends a call whose
+// context has a deadline at once on a connection with no other call in
+// flight, queues the calls that come meanwhile behind it, and closes the
+// connection when that deadline passes, failing them all: a renewal sent
+// just after a count on a link slower than the count's bound failed with
+// it. A call whose context only ends is queued instead (the connection
+// pipelines from then on), and ending it drops its reply alone; a
+// connection that stopped answering is rueidis's to close (its PING).
+func cancelAfter(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	t := time.AfterFunc(d, cancel)
+	return ctx, func() {
+		t.Stop()
+		cancel()
+	}
+}
+
 // recountSoon has the replica count taken again in the background unless
 // it is younger than guardRecheck (a stalled replica stays connected, and
 // every write meets it): a WAIT answered with fewer replicas than a call
@@ -1454,7 +1472,7 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 	g := &c.guard
 	if now-checked > int64(age) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
-			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+			rctx, cancel := cancelAfter(c.ctx, 2*time.Second)
 			moves := g.moves.Load()
 			seq := g.countSeq.Add(1)
 			m, shards, primaries, owners, ok := c.countReplicasFor(rctx, "", nil)
@@ -1797,11 +1815,11 @@ type nodeInfo struct {
 // askInfo asks every node of nodes for INFO replication and memory at once,
 // each on a goroutine of the Client's own, so that a stalled node costs the
 // count its own answer only; the answers come on the channel returned, which
-// has room for all of them. Each ask runs under ctx itself, the count's:
-// its deadline is what ends a command rueidis sends on an idle connection
-// (synchronously; without a deadline the connection would go to pipelined
-// mode for good, where a call that times out no longer closes it), and it
-// ends the asks the count no longer waits for.
+// has room for all of them. Each ask runs under ctx itself, the count's,
+// which ends the asks the count no longer waits for. A foreground count's
+// has the caller's deadline, which ends a command rueidis sends on an idle
+// connection (synchronously) by closing it; a background count's only ends
+// (cancelAfter), so that it closes no connection a renewal shares.
 func (c *Client) askInfo(ctx context.Context, nodes map[string]rueidis.Client) <-chan nodeInfo {
 	out := make(chan nodeInfo, len(nodes))
 	for addr, n := range nodes {

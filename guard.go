@@ -118,7 +118,7 @@ func (c *Client) checkEviction() {
 			var panicked atomic.Bool
 			// Every node at once, each within its own bound: a frozen node
 			// must not keep the others' policies from being read.
-			ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+			ctx, cancel := cancelAfter(c.ctx, 2*time.Second)
 			var wg sync.WaitGroup
 			nodes := c.nodesOf(checkingEviction)
 			for _, n := range nodes {
