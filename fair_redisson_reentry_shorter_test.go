@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +62,51 @@ func TestFairRedissonShorterReentryTellsHead(t *testing.T) {
 		if err := f.Unlock(outer); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A re-entry to a shorter lease moves the queued scores earlier, but never
+// below the head's own deadline under the new lease (new expiry plus the
+// wait): a waiter queued before the expiry was pushed out (a longer
+// re-entry, or renewals) would otherwise get a score already past, and the
+// next caller, a newcomer too, would evict that live waiter and queue ahead
+// of it.
+func TestFairRedissonShorterReentryKeepsWaiter(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	f := mustFair(t, c, "reentry-keeps-waiter", WithRedissonFairQueue(DefaultRedissonThreadWaitTime))
+	first, newcomer := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 2)
+	outer, err := f.TryLockWithLease(ctx, 0, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acquired, _, err := first.fairLock(ctx, f.Key()); err != nil || acquired {
+		t.Fatalf("Java fair lock: acquired %v, %v; want queued", acquired, err)
+	}
+	if _, err := f.TryLockWithLease(outer, 0, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	const lease = 2 * time.Second
+	if _, err := f.TryLockWithLease(outer, 0, lease); err != nil {
+		t.Fatal(err)
+	}
+	if acquired, _, err := newcomer.fairLock(ctx, f.Key()); err != nil || acquired {
+		t.Fatalf("second Java fair lock: acquired %v, %v; want queued", acquired, err)
+	}
+	queue, err := c.rc.Do(ctx, c.rc.B().Lrange().Key(redissonName("redisson_lock_queue", f.Key())).Start(0).Stop(-1).Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{first.lockName(), newcomer.lockName()}; strings.Join(queue, " ") != strings.Join(want, " ") {
+		t.Fatalf("queue after the shorter re-entry and a newcomer: %q; want %q (the waiter queued first kept its place)", queue, want)
+	}
+	acquired, ttl, err := first.fairLock(ctx, f.Key())
+	if err != nil || acquired {
+		t.Fatalf("Java fair lock again: acquired %v, %v; want refused", acquired, err)
+	}
+	if ttl < 0 || ttl > lease.Milliseconds() {
+		t.Errorf("the head, asking again, reads %d ms; want the new TTL, from 0 to %d", ttl, lease.Milliseconds())
 	}
 }

@@ -26,7 +26,8 @@ const fairRedissonAcquireSource = `#!lua
 -- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 -- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
 -- A re-entry with a lease that brings the lock's expiry forward moves every
--- queued waiter's score earlier by as much and sends "0" to the queue's head
+-- queued waiter's score earlier by as much (no score below now + lease +
+-- waitTime, so no live waiter is evicted) and sends "0" to the queue's head
 -- on its channel, as an Extend to that lease does (MutexExtend): the head, a
 -- Redisson waiter too, slept on the longer TTL it was told, and reads its
 -- estimate from its score when it asks again.
@@ -121,9 +122,23 @@ if held[1] then
     local head = redis.call('lindex', KEYS[2], '0')
     if head then
       if before >= 0 then
+        -- The scores follow the expiry a waiter was told when it queued,
+        -- not later renewals or longer re-entries: moved by the whole
+        -- difference, a score could pass now and the next caller would
+        -- evict a live waiter. None goes below the head's deadline under
+        -- the new lease (now + lease + waitTime).
         local earlier = before - tonumber(ARGV[1])
-        for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
-          redis.call('zincrby', KEYS[3], -earlier, w)
+        local low = redis.call('zrange', KEYS[3], '0', '0', 'withscores')
+        if low[2] then
+          local room = tonumber(low[2]) - (now + tonumber(ARGV[1]) + waitTime)
+          if room < earlier then
+            earlier = room
+          end
+        end
+        if earlier > 0 then
+          for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
+            redis.call('zincrby', KEYS[3], -earlier, w)
+          end
         end
       end
       -- Best effort (pcall): the re-entry is made, and a call made again
@@ -171,7 +186,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "de8118ca56aebdfa9cade34e6198d0d0a7edb3f3"
+const fairRedissonAcquireSHA1 = "1c0fb5c0051a994d5be1a6d57c89c154275f9072"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -195,7 +210,8 @@ type FairRedissonAcquireResult struct {
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 // not acquired (ttl as Redisson computes it; head 1 when the caller is first).
 // A re-entry with a lease that brings the lock's expiry forward moves every
-// queued waiter's score earlier by as much and sends "0" to the queue's head
+// queued waiter's score earlier by as much (no score below now + lease +
+// waitTime, so no live waiter is evicted) and sends "0" to the queue's head
 // on its channel, as an Extend to that lease does (MutexExtend): the head, a
 // Redisson waiter too, slept on the longer TTL it was told, and reads its
 // estimate from its score when it asks again.
