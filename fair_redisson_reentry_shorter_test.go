@@ -110,3 +110,43 @@ func TestFairRedissonShorterReentryKeepsWaiter(t *testing.T) {
 		t.Errorf("the head, asking again, reads %d ms; want the new TTL, from 0 to %d", ttl, lease.Milliseconds())
 	}
 }
+
+// A nested Unlock that sets the expiry back to the shorter outer lease moves
+// the queued scores earlier no further than a re-entry to that lease does:
+// the waiter queued under the outer lease keeps its place.
+func TestFairRedissonNestedUnlockKeepsWaiter(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	f := mustFair(t, c, "nested-unlock-keeps-waiter", WithRedissonFairQueue(DefaultRedissonThreadWaitTime))
+	first, newcomer := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 2)
+	const lease = 2 * time.Second
+	outer, err := f.TryLockWithLease(ctx, 0, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acquired, _, err := first.fairLock(ctx, f.Key()); err != nil || acquired {
+		t.Fatalf("Java fair lock: acquired %v, %v; want queued", acquired, err)
+	}
+	inner, err := f.TryLockWithLease(outer, 0, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Unlock(inner); err != nil {
+		t.Fatal(err)
+	}
+	if acquired, _, err := newcomer.fairLock(ctx, f.Key()); err != nil || acquired {
+		t.Fatalf("second Java fair lock: acquired %v, %v; want queued", acquired, err)
+	}
+	queue, err := c.rc.Do(ctx, c.rc.B().Lrange().Key(redissonName("redisson_lock_queue", f.Key())).Start(0).Stop(-1).Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{first.lockName(), newcomer.lockName()}; strings.Join(queue, " ") != strings.Join(want, " ") {
+		t.Fatalf("queue after the nested Unlock and a newcomer: %q; want %q (the waiter queued first kept its place)", queue, want)
+	}
+	if err := f.Unlock(outer); err != nil {
+		t.Fatal(err)
+	}
+}

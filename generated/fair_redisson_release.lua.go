@@ -48,7 +48,7 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- @arg    latchTTL       duration
 -- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @arg    requeue        bool       the owner's wait goes on after this undo of a lost grant
--- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
+-- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait); else threadWaitTime, the floor of the scores a nested release moves
 -- @return {status int64, value int64}
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -212,9 +212,22 @@ if holds > 0 then
     -- the longer TTL (as for an Extend to a shorter lease, MutexExtend).
     if head then
       if before >= 0 then
+        -- No score below the head's deadline under the lease left (now +
+        -- lease + waitTime), as for a re-entry (FairRedissonAcquire): the
+        -- scores follow the expiry a waiter was told when it queued, and one
+        -- moved past now would get a live waiter evicted.
         local earlier = before - tonumber(ARGV[1])
-        for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
-          redis.call('zincrby', KEYS[3], -earlier, w)
+        local low = redis.call('zrange', KEYS[3], '0', '0', 'withscores')
+        if low[2] then
+          local room = tonumber(low[2]) - (tonumber(ARGV[3]) + tonumber(ARGV[1]) + tonumber(ARGV[8]))
+          if room < earlier then
+            earlier = room
+          end
+        end
+        if earlier > 0 then
+          for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
+            redis.call('zincrby', KEYS[3], -earlier, w)
+          end
         end
       end
       -- Latched before the publish, which can fail after the writes: a
@@ -269,7 +282,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "eb99e7fdcb807474cc3521807d5ccc3eb1714dc0"
+const fairRedissonReleaseSHA1 = "1a03b098405e998404b2cd10d781a0a1ae5624ef"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -362,7 +375,7 @@ type FairRedissonReleaseArgs struct {
 	LatchTTL time.Duration
 	Token    int64         // the fencing token of a shared owner's hold, 0 for none
 	Requeue  bool          // the owner's wait goes on after this undo of a lost grant
-	WaitTime time.Duration // that wait's waitTime (threadWaitTime, or the tryLock wait)
+	WaitTime time.Duration // that wait's waitTime (threadWaitTime, or the tryLock wait); else threadWaitTime, the floor of the scores a nested release moves
 }
 
 // FairRedissonReleaseReply is the reply to one call in FairRedissonReleaseMulti.

@@ -34,7 +34,7 @@
 -- @arg    latchTTL       duration
 -- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @arg    requeue        bool       the owner's wait goes on after this undo of a lost grant
--- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
+-- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait); else threadWaitTime, the floor of the scores a nested release moves
 -- @return {status int64, value int64}
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -198,9 +198,22 @@ if holds > 0 then
     -- the longer TTL (as for an Extend to a shorter lease, MutexExtend).
     if head then
       if before >= 0 then
+        -- No score below the head's deadline under the lease left (now +
+        -- lease + waitTime), as for a re-entry (FairRedissonAcquire): the
+        -- scores follow the expiry a waiter was told when it queued, and one
+        -- moved past now would get a live waiter evicted.
         local earlier = before - tonumber(ARGV[1])
-        for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
-          redis.call('zincrby', KEYS[3], -earlier, w)
+        local low = redis.call('zrange', KEYS[3], '0', '0', 'withscores')
+        if low[2] then
+          local room = tonumber(low[2]) - (tonumber(ARGV[3]) + tonumber(ARGV[1]) + tonumber(ARGV[8]))
+          if room < earlier then
+            earlier = room
+          end
+        end
+        if earlier > 0 then
+          for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
+            redis.call('zincrby', KEYS[3], -earlier, w)
+          end
         end
       end
       -- Latched before the publish, which can fail after the writes: a
