@@ -1,12 +1,8 @@
 package gen
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -112,97 +108,6 @@ func TestNilLocalGivenListedValueAgreesWithServer(t *testing.T) {
 			src := "-- @key k\n-- @key more...\n-- @arg rest... string\n-- @return none\n" + tc.body +
 				"\nredis.call('DEL', unpack(KEYS))\nredis.call('ECHO', table.concat(ARGV))\n"
 			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}missing", "{t}k2"}, "ab", "cd")
-		})
-	}
-}
-
-// checkAndRun checks src as scripts/x.lua, whose errors and warnings joined
-// must read want, and runs it on the server with keys and args, whose error
-// must hold server ("" for none).
-func checkAndRun(t *testing.T, rc rueidis.Client, src, want, server string, keys []string, args ...string) {
-	t.Helper()
-	var got []string
-	_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-	for _, e := range []error{err, warnings} {
-		var errs Errors
-		if errors.As(e, &errs) {
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-		} else if e != nil {
-			t.Fatal(e)
-		}
-	}
-	if g := strings.Join(got, "\n"); g != want {
-		t.Errorf("checker:\n%s\nwant:\n%s", g, want)
-	}
-	err = rc.Do(context.Background(), rc.B().Eval().Script(src).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()).Error()
-	if rueidis.IsRedisNil(err) {
-		err = nil
-	}
-	switch {
-	case server == "" && err != nil:
-		t.Errorf("the server refused it: %v", err)
-	case server != "" && (err == nil || !strings.Contains(err.Error(), server)):
-		t.Errorf("the server returned %v; want an error with %q", err, server)
-	}
-}
-
-// TestNilLocalGivenVariadicIndexAgreesWithServer: ARGV[n] or KEYS[n] past
-// the fixed args or keys, with n written as a number, reads a variadic
-// list, which may be shorter: a local given it on a path may hold nil at
-// redis.call, and the server refuses the call when the list is short. A
-// fixed one is always sent.
-func TestNilLocalGivenVariadicIndexAgreesWithServer(t *testing.T) {
-	redistest.RequireBinaries(t)
-	rc := redistest.Server(t).Client(t)
-	const (
-		refused = "Lua redis lib command arguments must be strings or integers"
-		warn    = `scripts/x.lua:9:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`
-	)
-	given := func(a string) string {
-		return "local v\nif redis.call('EXISTS', KEYS[1]) == 0 then v = " + a + " else v = 'x' end\nredis.call('SET', KEYS[1], v)"
-	}
-	for _, tc := range []struct {
-		name, body, want, server string // server: part of Redis's error, "" for none
-	}{
-		{"a fixed arg", given("ARGV[1]"), "", ""},
-		{"a fixed key", given("KEYS[2]"), "", ""},
-		{"the first of the variadic args", given("ARGV[2]"), warn, refused},
-		{"an arg past the first of the variadic", given("ARGV[3]"), warn, refused},
-		{"a key of the variadic", given("KEYS[3]"), warn, refused},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "-- @key k\n-- @key k2\n-- @key more...\n-- @arg a string\n-- @arg rest... string\n-- @return none\n" + tc.body +
-				"\nredis.call('DEL', KEYS[2], unpack(KEYS))\nredis.call('ECHO', ARGV[1] .. table.concat(ARGV))\n"
-			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}missing", "{t}k2"}, "ab")
-		})
-	}
-}
-
-// TestNilLocalGivenVariadicIndexTestedAgreesWithServer: a local given
-// ARGV[n] past the fixed args on a path holds nil there only when the list
-// is short; a script that tests the element or reads the list's length (in
-// the condition, before, or between the assignment and the call) may leave
-// or give another value first, as the callers' check of a variadic list
-// allows (see Arg.Indexed): not warned of, and the server runs it with a
-// short list.
-func TestNilLocalGivenVariadicIndexTestedAgreesWithServer(t *testing.T) {
-	redistest.RequireBinaries(t)
-	rc := redistest.Server(t).Client(t)
-	c := "redis.call('EXISTS', KEYS[1]) == 0"
-	for _, tc := range []struct {
-		name, body string
-	}{
-		{"the element tested in the condition", "local v\nif ARGV[3] then v = ARGV[3] else v = 'x' end\nredis.call('SET', KEYS[1], v)"},
-		{"the count read first", "if #ARGV < 3 then return end\nlocal v\nif " + c + " then v = ARGV[3] else v = 'x' end\nredis.call('SET', KEYS[1], v)"},
-		{"the element tested first", "if not ARGV[3] then return end\nlocal v\nif " + c + " then v = ARGV[3] else v = 'x' end\nredis.call('SET', KEYS[1], v)"},
-		{"the count read between", "local v\nif " + c + " then v = ARGV[3] else v = 'x' end\nif #ARGV >= 3 then redis.call('SET', KEYS[1], v) end"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "-- @key k\n-- @key k2\n-- @key more...\n-- @arg a string\n-- @arg rest... string\n-- @return none\n" + tc.body +
-				"\nredis.call('DEL', KEYS[2], unpack(KEYS))\nredis.call('ECHO', ARGV[1] .. table.concat(ARGV))\n"
-			checkAndRun(t, rc, src, "", "", []string{"{t}missing", "{t}k2"}, "ab")
 		})
 	}
 }

@@ -2,11 +2,8 @@ package gen
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -31,19 +28,7 @@ func TestReplyNilLoopAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key src\n-- @key dst\n-- @return none\nlocal v = redis.call('LPOP', KEYS[1])\nwhile " + tc.cond + " do\n  redis.call('RPUSH', KEYS[2], v)\n  v = redis.call('LPOP', KEYS[1])\nend\n"
-			var got []string
-			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-			for _, e := range []error{err, warnings} {
-				var errs Errors
-				if errors.As(e, &errs) {
-					for _, e := range errs {
-						got = append(got, e.Error())
-					}
-				}
-			}
-			if g := strings.Join(got, "\n"); g != tc.want {
-				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
-			}
+			checkerSays(t, src, tc.want)
 			keys := []string{"{t}src", "{t}dst"}
 			if err := rc.Do(ctx, rc.B().Del().Key(keys...).Build()).Error(); err != nil {
 				t.Fatal(err)
@@ -51,16 +36,7 @@ func TestReplyNilLoopAgreesWithServer(t *testing.T) {
 			if err := rc.Do(ctx, rc.B().Rpush().Key(keys[0]).Element("a", "b").Build()).Error(); err != nil {
 				t.Fatal(err)
 			}
-			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key(keys...).Build()).Error()
-			if rueidis.IsRedisNil(err) {
-				err = nil
-			}
-			switch {
-			case tc.server == "" && err != nil:
-				t.Errorf("the server refused it: %v", err)
-			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
-				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
-			}
+			serverSays(t, rc, src, tc.server, keys)
 		})
 	}
 }
@@ -88,21 +64,7 @@ func TestReplyNilLoopResp3AgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key src\n-- @key dst\n-- @return none\n" + tc.body
-			var got []string
-			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-			for _, e := range []error{err, warnings} {
-				var errs Errors
-				if errors.As(e, &errs) {
-					for _, e := range errs {
-						got = append(got, e.Error())
-					}
-				} else if e != nil {
-					t.Fatal(e)
-				}
-			}
-			if g := strings.Join(got, "\n"); g != tc.want {
-				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
-			}
+			checkerSays(t, src, tc.want)
 			keys := []string{"{t}src", "{t}dst"}
 			for _, elems := range [][]string{{"a", "b"}, nil} {
 				if err := rc.Do(ctx, rc.B().Del().Key(keys...).Build()).Error(); err != nil {
@@ -113,10 +75,7 @@ func TestReplyNilLoopResp3AgreesWithServer(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key(keys...).Build()).Error()
-				if rueidis.IsRedisNil(err) {
-					err = nil
-				}
+				err := runScript(rc, src, keys)
 				switch want := tc.empty; {
 				case len(elems) > 0 || want == "":
 					if err != nil {
