@@ -34,6 +34,19 @@ func replicate(t *testing.T, n, primary *redistest.Node) {
 	}
 }
 
+// detachReplica makes replica a primary and waits until primary lists no
+// replica.
+func detachReplica(t *testing.T, primary, replica *redistest.Node) {
+	t.Helper()
+	replicate(t, replica, nil)
+	if !eventually(10*time.Second, func() bool {
+		info, _ := primary.Do(t, "INFO", "replication").ToString()
+		return infoField(info, "connected_slaves") == "0"
+	}) {
+		t.Fatalf("%s still lists its replica %s", primary.Addr, replica.Addr)
+	}
+}
+
 // TestGuardCountOnReplica: a count taken while the Client's node is a
 // replica (a demoted primary, before the Client has seen the failover)
 // counts no primary's replicas: it is no count of zero, and once the node is
@@ -74,20 +87,10 @@ func TestGuardCountAfterIdle(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	m := mustMutex(t, c, "guard-count-idle")
 	idle := func() { c.guard.checked.Store(monoNanos(time.Now().Add(-time.Minute))) }
-	l, err := m.Lock(ctx) // counted: one replica
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Unlock(l); err != nil {
-		t.Fatal(err)
-	}
-	replicate(t, replica, nil) // the replica leaves
-	for n := "1"; n != "0"; time.Sleep(5 * time.Millisecond) {
-		info, _ := primary.Do(t, "INFO", "replication").ToString()
-		n = infoField(info, "connected_slaves")
-	}
+	warmWith(t, m, ctx) // counted: one replica
+	detachReplica(t, primary, replica)
 	idle()
-	l, err = m.Lock(ctx)
+	l, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatalf("Lock a minute after the count, the replica gone since: %v", err)
 	}

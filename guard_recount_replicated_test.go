@@ -22,23 +22,13 @@ func TestGuardRecountAfterReplicaBack(t *testing.T) {
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
 	m := mustMutex(t, c, "guard-recount-replicated")
-	l, err := m.Lock(ctx) // counted: one replica
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Unlock(l); err != nil {
-		t.Fatal(err)
-	}
-	replicate(t, replica, nil) // the replica leaves
-	for n := "1"; n != "0"; time.Sleep(5 * time.Millisecond) {
-		info, _ := primary.Do(t, "INFO", "replication").ToString()
-		n = infoField(info, "connected_slaves")
-	}
+	warmWith(t, m, ctx) // counted: one replica
+	detachReplica(t, primary, replica)
 	// The count is a minute old: the next acquisition counts before it is
 	// sent, and finds no replica.
 	c.guard.checked.Store(monoNanos(time.Now().Add(-time.Minute)))
 	counted := time.Now()
-	l, err = m.Lock(ctx)
+	l, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatalf("Lock with the replica gone: %v", err)
 	}
