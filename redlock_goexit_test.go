@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,14 +20,9 @@ import (
 func TestRedLockUnlockNodeGoexit(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
 	rc := newPanickyClient(nodes[1].Client(t), scriptNaming("job", "Do", "DoMulti"))
 	rc.goexit.Store(true)
-	cs := []*Client{
-		newTestClient(t, nodes[0].Client(t), prefix),
-		newTestClient(t, rc, prefix),
-		newTestClient(t, nodes[2].Client(t), prefix),
-	}
+	cs := redlockClientsThrough(t, nodes, 1, rc)
 	ctx := testCtx(t, 20*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	lctx, err := r.Lock(ctx)
@@ -58,17 +52,12 @@ func TestRedLockUnlockNodeGoexit(t *testing.T) {
 func TestRedLockRunIDGoexit(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
 	rc := newPanickyNodes(nodes[1].Client(t), func(c wrapperCall) bool {
 		return c.method == "Do" && len(c.args) > 0 && c.args[0] == "INFO"
 	})
 	rc.goexit.Store(true)
 	rc.left.Store(-1)
-	cs := []*Client{
-		newTestClient(t, nodes[0].Client(t), prefix),
-		newTestClient(t, rc, prefix),
-		newTestClient(t, nodes[2].Client(t), prefix),
-	}
+	cs := redlockClientsThrough(t, nodes, 1, rc)
 	ctx := testCtx(t, 20*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	var err error
@@ -83,30 +72,16 @@ func TestRedLockRunIDGoexit(t *testing.T) {
 	}
 }
 
-// infoThenGoexit is a rueidis client whose first INFO server fails at once
-// with no answer (a connection cut), and whose later ones end the call's
-// goroutine (runtime.Goexit), as a wrapper's t.FailNow does.
-type infoThenGoexit struct {
-	rueidis.Client
-	asks *atomic.Int64
-}
-
-func (c infoThenGoexit) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if slices.Equal(cmd.Commands(), []string{"INFO", "server"}) {
-		if c.asks.Add(1) > 1 {
+// infoThenGoexit is rc with a first INFO server that fails at once with no
+// answer (a connection cut), and later ones that end the call's goroutine
+// (runtime.Goexit), as a wrapper's t.FailNow does. asks counts them.
+func infoThenGoexit(rc rueidis.Client, asks *atomic.Int64) rueidis.Client {
+	return onInfoServer{rc, func(context.Context, func() rueidis.RedisResult) rueidis.RedisResult {
+		if asks.Add(1) > 1 {
 			runtime.Goexit()
 		}
 		return rueidis.NewErrorResult(io.ErrUnexpectedEOF)
-	}
-	return c.Client.Do(ctx, cmd)
-}
-
-func (c infoThenGoexit) Nodes() map[string]rueidis.Client {
-	out := map[string]rueidis.Client{}
-	for addr, n := range c.Client.Nodes() {
-		out[addr] = infoThenGoexit{n, c.asks}
-	}
-	return out
+	}}
 }
 
 // TestRedLockRunIDAgainGoexit: a node whose run_id went unanswered at the
@@ -119,13 +94,8 @@ func (c infoThenGoexit) Nodes() map[string]rueidis.Client {
 func TestRedLockRunIDAgainGoexit(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
 	var asks atomic.Int64
-	cs := []*Client{
-		newTestClient(t, nodes[0].Client(t), prefix),
-		newTestClient(t, infoThenGoexit{nodes[1].Client(t), &asks}, prefix),
-		newTestClient(t, nodes[2].Client(t), prefix),
-	}
+	cs := redlockClientsThrough(t, nodes, 1, infoThenGoexit(nodes[1].Client(t), &asks))
 	ctx := testCtx(t, 20*time.Second)
 	r := mustRedLock(t, "runid-again-goexit", cs, WithNodeTimeout(time.Second))
 	var err error

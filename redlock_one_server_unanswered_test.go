@@ -24,7 +24,7 @@ func TestRedLockUnansweredNodeCheckedAtPauses(t *testing.T) {
 	cs := []*Client{
 		newTestClient(t, nodes[0].Client(t), prefix),
 		newTestClient(t, nodes[1].Client(t), prefix),
-		newTestClient(t, infoCounter{nodes[2].Client(t), &infos}, prefix),
+		newTestClient(t, infoCounter(nodes[2].Client(t), &infos), prefix),
 	}
 	const nodeTimeout = 500 * time.Millisecond
 	r, err := NewRedLock("unanswered", cs, WithNodeTimeout(nodeTimeout))

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,26 +13,34 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// infoCounter is a rueidis client wrapper that counts the INFO server its
-// nodes are sent.
-type infoCounter struct {
+// onInfoServer is a rueidis client wrapper, its nodes' too, that hands
+// every INFO server to do, which may send it on to the server (next).
+type onInfoServer struct {
 	rueidis.Client
-	n *atomic.Int64
+	do func(ctx context.Context, next func() rueidis.RedisResult) rueidis.RedisResult
 }
 
-func (c infoCounter) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if cs := cmd.Commands(); len(cs) == 2 && cs[0] == "INFO" && cs[1] == "server" {
-		c.n.Add(1)
+func (c onInfoServer) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if slices.Equal(cmd.Commands(), []string{"INFO", "server"}) {
+		return c.do(ctx, func() rueidis.RedisResult { return c.Client.Do(ctx, cmd) })
 	}
 	return c.Client.Do(ctx, cmd)
 }
 
-func (c infoCounter) Nodes() map[string]rueidis.Client {
+func (c onInfoServer) Nodes() map[string]rueidis.Client {
 	out := map[string]rueidis.Client{}
 	for addr, n := range c.Client.Nodes() {
-		out[addr] = infoCounter{n, c.n}
+		out[addr] = onInfoServer{n, c.do}
 	}
 	return out
+}
+
+// infoCounter counts in n the INFO server rc's nodes are sent.
+func infoCounter(rc rueidis.Client, n *atomic.Int64) rueidis.Client {
+	return onInfoServer{rc, func(_ context.Context, next func() rueidis.RedisResult) rueidis.RedisResult {
+		n.Add(1)
+		return next()
+	}}
 }
 
 // TestRedLockRunIDAskedOnceAtATime: RedLocks made per request, whose first
@@ -41,13 +50,8 @@ func (c infoCounter) Nodes() map[string]rueidis.Client {
 func TestRedLockRunIDAskedOnceAtATime(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
 	var infos atomic.Int64
-	cs := []*Client{
-		newTestClient(t, infoCounter{nodes[0].Client(t), &infos}, prefix),
-		newTestClient(t, nodes[1].Client(t), prefix),
-		newTestClient(t, nodes[2].Client(t), prefix),
-	}
+	cs := redlockClientsThrough(t, nodes, 0, infoCounter(nodes[0].Client(t), &infos))
 	const keep = 2 * time.Second
 	cs[0].runKeep = keep
 	ctx := testCtx(t, 30*time.Second)

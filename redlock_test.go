@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -19,6 +21,14 @@ func redlockClients(t *testing.T, nodes []*redistest.Node, opts ...Option) []*Cl
 		cs[i] = newTestClient(t, n.Client(t), append([]Option{prefix}, opts...)...)
 	}
 	return cs
+}
+
+// redlockClientsThrough is redlockClients with node i reached through rc.
+func redlockClientsThrough(t *testing.T, nodes []*redistest.Node, i int, rc rueidis.Client) []*Client {
+	t.Helper()
+	cs := redlockClients(t, nodes[:i])
+	cs = append(cs, newTestClient(t, rc, sharedPrefix(t)))
+	return append(cs, redlockClients(t, nodes[i+1:])...)
 }
 
 // held reports which live nodes have the lock key.
