@@ -21,6 +21,56 @@ import (
 // hide a lost wake.
 func TestClusterFailoverWhileHeld(t *testing.T) {
 	t.Parallel()
+	holderAndWaiterOnCluster(t, func(t *testing.T, cl *redistest.ClusterT, h, w *Client, sharded bool) {
+		ctx := testCtx(t, 90*time.Second)
+		holder, waiter := mustMutex(t, h, "failing"), mustMutex(t, w, "failing")
+		held, err := holder.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		woken := make(chan time.Time, 1)
+		got := within(t, 60*time.Second, "the waiter's Lock", func() error {
+			l, err := waiter.Lock(ctx)
+			woken <- time.Now()
+			if err != nil {
+				return err
+			}
+			return waiter.Unlock(l)
+		})
+		from := cl.NodeFor(t, waiter.Key())
+		wake := w.subs.ownWake(waiter.wake)
+		if !eventually(10*time.Second, func() bool { return subscribers(t, from, sharded, wake) == 1 }) {
+			t.Fatal("the waiter did not subscribe on the node serving its lock")
+		}
+		replica := failOver(t, cl, from)
+		if !eventually(10*time.Second, func() bool { return cl.NodeFor(t, waiter.Key()) == replica }) {
+			t.Fatalf("the promoted %s does not serve the lock", replica.Addr)
+		}
+		time.Sleep(3 * time.Second)
+		if err := held.Err(); err != nil {
+			t.Fatalf("the hold's context ended while the lock was held: %v (%v)", err, context.Cause(held))
+		}
+		pttl, err := replica.Do(t, "PTTL", holder.Key()).AsInt64()
+		if err != nil || pttl < 28000 {
+			t.Fatalf("lock on the promoted %s: PTTL %d (%v), want renewed to over 28 s", replica.Addr, pttl, err)
+		}
+		released := time.Now()
+		if err := holder.Unlock(held); err != nil {
+			t.Fatalf("Unlock after the failover: %v", err)
+		}
+		got()
+		if d := (<-woken).Sub(released); d > 4*time.Second {
+			t.Errorf("the waiter took the lock %v after its release: not woken by the release message", d.Round(time.Millisecond))
+		}
+	})
+}
+
+// holderAndWaiterOnCluster runs f in a subtest with sharded pub/sub and in
+// one without, each on a Cluster of three primaries with a replica each,
+// with a holder's Client h and a waiter's w on it: the watchdog renews a
+// 30 s lease, and a waiter calls again at its fallback timer of two minutes
+// only.
+func holderAndWaiterOnCluster(t *testing.T, f func(t *testing.T, cl *redistest.ClusterT, h, w *Client, sharded bool)) {
 	for _, sharded := range []bool{true, false} {
 		name := "plain"
 		if sharded {
@@ -30,57 +80,25 @@ func TestClusterFailoverWhileHeld(t *testing.T) {
 			t.Parallel()
 			cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
 			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithWatchdog(30*time.Second, 500*time.Millisecond), WithWaiterTimeout(2 * time.Minute)}
-			h := newTestClient(t, cl.Client(t), opts...)
-			w := newTestClient(t, cl.Client(t), opts...)
-			ctx := testCtx(t, 90*time.Second)
-			holder, waiter := mustMutex(t, h, "failing"), mustMutex(t, w, "failing")
-			held, err := holder.Lock(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			woken := make(chan time.Time, 1)
-			got := within(t, 60*time.Second, "the waiter's Lock", func() error {
-				l, err := waiter.Lock(ctx)
-				woken <- time.Now()
-				if err != nil {
-					return err
-				}
-				return waiter.Unlock(l)
-			})
-			from := cl.NodeFor(t, waiter.Key())
-			wake := w.subs.ownWake(waiter.wake)
-			if !eventually(10*time.Second, func() bool { return subscribers(t, from, sharded, wake) == 1 }) {
-				t.Fatal("the waiter did not subscribe on the node serving its lock")
-			}
-			replica := replicaOf(t, cl, from)
-			// The replica has the grant before it takes over.
-			if err := from.Do(t, "WAIT", "1", "5000").Error(); err != nil {
-				t.Fatal(err)
-			}
-			if err := replica.Do(t, "CLUSTER", "FAILOVER").Error(); err != nil {
-				t.Fatalf("CLUSTER FAILOVER on %s: %v", replica.Addr, err)
-			}
-			if !eventually(10*time.Second, func() bool {
-				return slices.Contains(cl.Primaries(t), replica) && cl.NodeFor(t, waiter.Key()) == replica
-			}) {
-				t.Fatalf("%s not promoted", replica.Addr)
-			}
-			time.Sleep(3 * time.Second)
-			if err := held.Err(); err != nil {
-				t.Fatalf("the hold's context ended while the lock was held: %v (%v)", err, context.Cause(held))
-			}
-			pttl, err := replica.Do(t, "PTTL", holder.Key()).AsInt64()
-			if err != nil || pttl < 28000 {
-				t.Fatalf("lock on the promoted %s: PTTL %d (%v), want renewed to over 28 s", replica.Addr, pttl, err)
-			}
-			released := time.Now()
-			if err := holder.Unlock(held); err != nil {
-				t.Fatalf("Unlock after the failover: %v", err)
-			}
-			got()
-			if d := (<-woken).Sub(released); d > 4*time.Second {
-				t.Errorf("the waiter took the lock %v after its release: not woken by the release message", d.Round(time.Millisecond))
-			}
+			f(t, cl, newTestClient(t, cl.Client(t), opts...), newTestClient(t, cl.Client(t), opts...), sharded)
 		})
 	}
+}
+
+// failOver hands primary from over to its replica (CLUSTER FAILOVER, once
+// the replica has from's writes) and returns the replica once the Cluster
+// lists it as a primary.
+func failOver(t *testing.T, cl *redistest.ClusterT, from *redistest.Node) *redistest.Node {
+	t.Helper()
+	replica := replicaOf(t, cl, from)
+	if err := from.Do(t, "WAIT", "1", "5000").Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := replica.Do(t, "CLUSTER", "FAILOVER").Error(); err != nil {
+		t.Fatalf("CLUSTER FAILOVER on %s: %v", replica.Addr, err)
+	}
+	if !eventually(15*time.Second, func() bool { return slices.Contains(cl.Primaries(t), replica) }) {
+		t.Fatalf("%s not promoted", replica.Addr)
+	}
+	return replica
 }
