@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -42,87 +41,7 @@ func frozenPrimaryWaiters(t *testing.T, guard bool) {
 	defer cancel()
 	const lease = 30 * time.Second
 
-	type leased interface {
-		scriptlock.Locker
-		LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error)
-	}
-	must := func(l leased, err error) leased {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	type waiter struct {
-		name    string
-		wait    func(ctx context.Context) error
-		release func() error // the holder gives back, on the new primary
-	}
-	var waiters []waiter
-	for _, k := range []struct {
-		name string
-		make func(c *scriptlock.Client) (leased, error)
-	}{
-		{"Mutex", func(c *scriptlock.Client) (leased, error) { return c.Mutex("m") }},
-		{"FairMutex", func(c *scriptlock.Client) (leased, error) { return c.FairMutex("f") }},
-		{"RWMutex", func(c *scriptlock.Client) (leased, error) { return c.RWMutex("rw") }},
-		{"LeanMutex", func(c *scriptlock.Client) (leased, error) { return c.LeanMutex("lean") }},
-	} {
-		h, w := must(k.make(hc)), must(k.make(wc))
-		hctx, err := h.LockWithLease(ctx, lease)
-		if err != nil {
-			t.Fatalf("%s: holder: %v", k.name, err)
-		}
-		waiters = append(waiters, waiter{k.name,
-			func(ctx context.Context) error {
-				lctx, err := w.Lock(ctx)
-				if err != nil {
-					return err
-				}
-				return w.Unlock(lctx)
-			},
-			func() error { return h.Unlock(hctx) }})
-	}
-	hs, err := hc.Semaphore("sem")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, _ := wc.Semaphore("sem")
-	if _, err := hs.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := hs.Acquire(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	waiters = append(waiters, waiter{"Semaphore",
-		func(ctx context.Context) error {
-			if err := ws.Acquire(ctx, 1); err != nil {
-				return err
-			}
-			return ws.Release(ctx, 1)
-		},
-		func() error { return hs.Release(ctx, 1) }})
-	hp, err := hc.PermitSemaphore("permits")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wp, _ := wc.PermitSemaphore("permits")
-	if _, err := hp.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	id, err := hp.Acquire(ctx, lease)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waiters = append(waiters, waiter{"PermitSemaphore",
-		func(ctx context.Context) error {
-			id, err := wp.Acquire(ctx, lease)
-			if err != nil {
-				return err
-			}
-			return wp.Release(ctx, id)
-		},
-		func() error { return hp.Release(ctx, id) }})
+	waiters := holdEveryKind(t, ctx, hc, wc, lease)
 
 	// Let the holds reach both replicas before the freeze.
 	old := s.Primary(t)

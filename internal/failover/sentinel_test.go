@@ -623,3 +623,97 @@ func failoverHold(l scriptlock.Locker, store *fencedStore, st *holdStats) bool {
 	}
 	return wrote
 }
+
+// leased is a lock kind that takes a lease of its own.
+type leased interface {
+	scriptlock.Locker
+	LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error)
+}
+
+// kindWaiter is a waiter for what a holder of one kind holds.
+type kindWaiter struct {
+	name    string
+	wait    func(ctx context.Context) error // takes what the holder holds, and gives it back
+	release func() error                    // the holder gives back
+}
+
+// holdEveryKind has a holder on hc take a Mutex, FairMutex, RWMutex,
+// LeanMutex (for lease), Semaphore permit and PermitSemaphore permit (for
+// lease) and returns, for each, a waiter for it on wc and the holder's
+// release.
+func holdEveryKind(t *testing.T, ctx context.Context, hc, wc *scriptlock.Client, lease time.Duration) []kindWaiter {
+	t.Helper()
+	must := func(l leased, err error) leased {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	var waiters []kindWaiter
+	for _, k := range []struct {
+		name string
+		make func(c *scriptlock.Client) (leased, error)
+	}{
+		{"Mutex", func(c *scriptlock.Client) (leased, error) { return c.Mutex("m") }},
+		{"FairMutex", func(c *scriptlock.Client) (leased, error) { return c.FairMutex("f") }},
+		{"RWMutex", func(c *scriptlock.Client) (leased, error) { return c.RWMutex("rw") }},
+		{"LeanMutex", func(c *scriptlock.Client) (leased, error) { return c.LeanMutex("lean") }},
+	} {
+		h, w := must(k.make(hc)), must(k.make(wc))
+		hctx, err := h.LockWithLease(ctx, lease)
+		if err != nil {
+			t.Fatalf("%s: holder: %v", k.name, err)
+		}
+		waiters = append(waiters, kindWaiter{k.name,
+			func(ctx context.Context) error {
+				lctx, err := w.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				return w.Unlock(lctx)
+			},
+			func() error { return h.Unlock(hctx) }})
+	}
+	hs, err := hc.Semaphore("sem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := wc.Semaphore("sem")
+	if _, err := hs.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := hs.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	waiters = append(waiters, kindWaiter{"Semaphore",
+		func(ctx context.Context) error {
+			if err := ws.Acquire(ctx, 1); err != nil {
+				return err
+			}
+			return ws.Release(ctx, 1)
+		},
+		func() error { return hs.Release(ctx, 1) }})
+	hp, err := hc.PermitSemaphore("permits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp, _ := wc.PermitSemaphore("permits")
+	if _, err := hp.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := hp.Acquire(ctx, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiters = append(waiters, kindWaiter{"PermitSemaphore",
+		func(ctx context.Context) error {
+			id, err := wp.Acquire(ctx, lease)
+			if err != nil {
+				return err
+			}
+			return wp.Release(ctx, id)
+		},
+		func() error { return hp.Release(ctx, id) }})
+	return waiters
+}
