@@ -1700,11 +1700,11 @@ func (c *Client) runIDs(ctx context.Context, fresh map[string]bool, force bool) 
 			if a.refused != nil {
 				refused[addr] = a.refused
 			}
-			if a.panicked && !caught.set {
-				caught.set, caught.value = true, a.value
+			if a.panicked {
+				caught.keep(a.value)
 			}
-			if a.exited && !caught.set {
-				caught.set, caught.exited = true, true
+			if a.exited {
+				caught.exit()
 			}
 		default:
 			a.waiting-- // left: a panic then has no caller to reach
