@@ -1315,8 +1315,9 @@ func (r *RedLock) clock() time.Time { return r.nodes[0].c.clock() }
 // release's panic reaches the caller once every release is done, unless the
 // caller stopped waiting at bound first: it is then logged.
 // With bound nil the panic is returned (a node's release that panicked
-// errs with errReleasePanicked), for Unlock to keep the nodes to ask again
-// first (unlockedAll).
+// errs with errReleasePanicked, unless its hold was given back:
+// panickedRelease), for Unlock to keep the nodes to ask again first
+// (unlockedAll).
 func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound <-chan struct{}) ([]error, releasePanic) {
 	errs := make([]error, len(r.nodes))
 	var caught firstPanic
@@ -1355,7 +1356,7 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 				// the caller's goroutine. No caller left: nothing to reach.
 				mu.Lock()
 				if !left {
-					errs[i] = errReleasePanicked
+					errs[i] = panickedRelease(m, uctx)
 					caught.exit()
 				}
 				mu.Unlock()
@@ -1375,8 +1376,9 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 				// No caller left to reach.
 				m.c.log.Error("Observer panicked; event dropped", "method", "ReleaseStart", "panic", v, "stack", stack)
 			case panicked:
-				// Its outcome unknown: asked again by an Unlock again.
-				errs[i] = errReleasePanicked
+				// Its outcome unknown, unless its hold was given back:
+				// asked again by an Unlock again.
+				errs[i] = panickedRelease(m, uctx)
 				caught.keep(v)
 			case !left:
 				errs[i] = err
@@ -1414,6 +1416,19 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 		caught.goOn()
 	}
 	return nil, releasePanic{}
+}
+
+// panickedRelease is the outcome of node m's release with uctx that
+// panicked or ended its goroutine: errReleasePanicked, for an Unlock again
+// to ask the node again, unless the node's hold uctx names was given back
+// before (an Observer's ReleaseStart or ReleaseEnd, the release made and
+// recorded): asked again, it would give up another hold of the owner's
+// there (a re-entrant Lock of the RedLock), whose context lives on.
+func panickedRelease(m *Mutex, uctx context.Context) error {
+	if gaveBack(m, uctx) {
+		return nil
+	}
+	return errReleasePanicked
 }
 
 // releasePanic is the panic (or Goexit) of a node's release, if any (nil:
