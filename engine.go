@@ -2718,6 +2718,17 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		if h != nil {
 			c.lost(h, errNotHeldAtRelease) // logged, as a loss the watchdog finds
 		}
+		if st == lapsed {
+			// Every lease key of the owner had run out (an RWMutex read
+			// hold beside other readers): the release took one hold out of
+			// the owner's field, which may still count holds this Client
+			// does not know of (re-entries whose replies were lost). Left,
+			// the field stays in the lock as a read hold of the owner's
+			// (State reports it, its write Lock fails with ErrUpgrade)
+			// until the other readers leave: given back, as by the owner's
+			// last Unlock (stillHeld below).
+			_ = c.undoUnknown(rctx, ctx, p, field, lease)
+		}
 		return fmt.Errorf("scriptlock: unlock %q: %w", s.name, ErrNotHeld)
 	case stillHeld:
 		if h == nil {
@@ -2738,16 +2749,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// Given back from inside an acquisition (its grant outlived its
 		// context), the undo does not wait for that acquisition to end.
 		c.finish(h, context.Canceled)
-		if err := c.undo(rctx, p, field, lease, 0, ctx.Value(inAcquireKey{}) != nil); err != nil {
-			if undoRefusedForGood(err) {
-				// Made again, it is refused again: logged once instead.
-				c.undoRefused(p, err)
-			} else {
-				// Keep trying in the background, as for an acquisition's
-				// undo: a hold left there keeps the lock from everyone for
-				// its lease.
-				c.undoLater(p, field, lease, time.Now().Add(lease), 0)
-			}
+		if err := c.undoUnknown(rctx, ctx, p, field, lease); err != nil {
 			if errors.Is(err, errUndoUnsettled) {
 				return nil // the owner's own hold was released
 			}
@@ -2782,6 +2784,25 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 	}
 	return nil
+}
+
+// undoUnknown gives back, for an Unlock with ctx (rctx its release
+// context), the holds field has on the server that this Client does not
+// know of. Should that fail, it is made again in the background, or, refused
+// for good, logged once; the error is returned all the same.
+func (c *Client) undoUnknown(rctx, ctx context.Context, p primitive, field string, lease time.Duration) error {
+	err := c.undo(rctx, p, field, lease, 0, ctx.Value(inAcquireKey{}) != nil)
+	switch {
+	case err == nil:
+	case undoRefusedForGood(err):
+		// Made again, it is refused again: logged once instead.
+		c.undoRefused(p, err)
+	default:
+		// Keep trying in the background, as for an acquisition's undo: a
+		// hold left there keeps the lock from everyone for its lease.
+		c.undoLater(p, field, lease, time.Now().Add(lease), 0)
+	}
+	return err
 }
 
 // awaitOwnersGrant is the hold Unlock releases when the owner in ctx has
