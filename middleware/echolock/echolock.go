@@ -123,7 +123,8 @@ type LockConfig struct {
 	// prefix, names another lock's companion keys ("redisson_lock_token:"),
 	// under which no lock may be taken, or makes integer keys name them
 	// ("orders:rwlock_timeout:", a read hold's lease key with "42"; so
-	// "timeout:" after a Client's key prefix "orders:rwlock_").
+	// "timeout:" after a Client's key prefix "orders:rwlock_"), also under a
+	// Lock of such a Client.
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int
@@ -134,6 +135,11 @@ type LockConfig struct {
 	// Lock returns the lock for a key. When nil, Client is used: its Mutex
 	// (FairMutex with Fair) with Lease. An error errors.Is
 	// scriptlock.ErrInvalidName answers 400; any other answers 503.
+	// ToMiddleware calls it with two names under KeyPrefix ("probe" and "0"
+	// after it), taking no lock, and fails if it refuses them as invalid
+	// names while taking them without KeyPrefix (a Client's key prefix
+	// before KeyPrefix naming companion keys): every request, or every one
+	// with an integer key, would be answered 400.
 	Lock func(key string) (scriptlock.Locker, error)
 	// Client provides the locks when Lock is nil.
 	Client *scriptlock.Client
@@ -289,6 +295,9 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				return nil, fmt.Errorf("echolock: %w", err)
 			}
 		}
+	} else if err := core.CheckLockPrefix(config.Lock, config.KeyPrefix); err != nil {
+		// A Lock factory may put a Client's key prefix first too.
+		return nil, fmt.Errorf("echolock: %w", err)
 	}
 	if config.MaxKeyLen <= 0 {
 		config.MaxKeyLen = DefaultLockConfig.MaxKeyLen

@@ -671,6 +671,11 @@ func mustOptions(lock LockFunc, opts []Option) *options {
 	if err := core.CheckPrefix(o.prefix, o.maxKeyLen, scriptlock.MaxNameLen); err != nil {
 		panic("grpclock: " + err.Error())
 	}
+	// The lock may put a key prefix of its own first (Mutexes of a Client
+	// with WithKeyPrefix), which CheckPrefix does not see.
+	if err := core.CheckLockPrefix(lock, o.prefix); err != nil {
+		panic("grpclock: " + err.Error())
+	}
 	if o.wait < 0 {
 		panic(fmt.Sprintf("grpclock: negative wait %s", o.wait))
 	}

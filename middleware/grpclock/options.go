@@ -61,7 +61,9 @@ func WithAllMethods(key KeySource) Option {
 // interceptor constructors panic, as does a prefix that names another lock's
 // companion keys ("redisson_lock_token:"), under which no lock may be taken,
 // or makes integer keys name them ("orders:rwlock_timeout:", a read hold's
-// lease key with "42").
+// lease key with "42"). So does one that does so after the key prefix of the
+// LockFunc's Client ("timeout:" under Mutexes of a Client whose key prefix is
+// "orders:rwlock_"; "sc:" under one whose key prefix is "redisson_").
 func WithKeyPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
 // WithMaxKeyLen sets the longest request key accepted, in bytes (default 256).
@@ -124,7 +126,10 @@ func evaluateOptions(opts []Option) *options {
 // LockFunc returns the lock guarding one call key (already prefixed and
 // escaped). Any primitive with the scriptlock.Locker shape plugs in.
 // An error errors.Is scriptlock.ErrInvalidName answers InvalidArgument; any
-// other answers Unavailable.
+// other answers Unavailable. The interceptor constructors call it with two
+// names under the key prefix ("probe" and "0" after it), taking no lock, and
+// panic if it refuses them as invalid names while taking them without the
+// prefix: every call (or every call with an integer key) would be refused.
 type LockFunc func(key string) (scriptlock.Locker, error)
 
 // Mutexes returns a LockFunc handing out c's Mutex handles, with opts applied

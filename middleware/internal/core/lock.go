@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -241,4 +242,25 @@ func RetryHint(def, wait, remaining time.Duration) time.Duration {
 		d = remaining
 	}
 	return d
+}
+
+// CheckLockPrefix reports whether prefix, as newLock names its locks (after a
+// Client's own key prefix, which the middleware does not see), makes every
+// lock name, or every integer key's, one that newLock refuses: another lock's
+// companion key ("sc:" after a Client's "redisson_", "timeout:" and "42"
+// after "orders:rwlock_"). Every request would be answered as if its key were
+// bad. It blames the prefix only when newLock takes the same names without
+// it: a factory that refuses every name says nothing of the prefix. newLock
+// is called with names only; no lock is taken.
+func CheckLockPrefix(newLock func(key string) (scriptlock.Locker, error), prefix string) error {
+	for _, probe := range []string{"probe", "0"} {
+		_, err := newLock(prefix + probe)
+		if !errors.Is(err, scriptlock.ErrInvalidName) {
+			continue
+		}
+		if _, bare := newLock(probe); !errors.Is(bare, scriptlock.ErrInvalidName) {
+			return fmt.Errorf("key prefix %q makes lock names the lock refuses: %w", prefix, err)
+		}
+	}
+	return nil
 }
