@@ -10,7 +10,8 @@
 -- <read|write>; hold <field> <count, empty for a value too long to be one> <read lease ms, for a reader of a
 -- read-write lock: the longest of the leases of its first `leaseKeys` read
 -- holds; RwReadLease reads those of any further holds>; holds <total fields>;
--- counter <value, its first 4096 bytes, or a LeanMutex's owner field, whole>;
+-- counter <value, its first 4096 bytes, or a LeanMutex's owner field, whole>
+-- <"1" when the value is a count the semaphore scripts read, else empty>;
 -- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
 -- order); queued <total> <protocol> <live>; writer <field> <deadline unix
 -- ms>; writers <total> <live>; permit <id> <lease end unix ms>; permits <held: lease not
@@ -90,6 +91,36 @@ local function stateOf(lock, fence)
   end
   return redis.sha1hex(table.concat(parts))
 end
+-- permits reads a semaphore's count: an integer INCRBY takes (no '+', no
+-- leading zero, within 64 bits), or a float Redisson's addPermits writes for
+-- a sum of 10^17 or more either way ("1e+17", "-1.2345678901234568e+17",
+-- "9223372036854776000"); nil for any other string, which holds no count.
+-- Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
+-- "007" ("nan" as -2^63).
+local function permits(v)
+  local sign, d = string.match(v, '^(-?)([1-9]%d*)$')
+  if d then
+    local max = (sign == '-') and '9223372036854775808' or '9223372036854775807'
+    if #d < 19 or (#d == 19 and d <= max) then
+      return tonumber(v)
+    end
+    -- Past 64 bits: a float sum as Redis 7.2 and newer (and Valkey) write
+    -- one past 2^62, its shortest digits (17 at most) and up to 7 zeros
+    -- ("9223372036854776000"; Redis 7.0 writes "9.2233720368547758e+18").
+    if #d <= 24 and #string.match(d, '^(.-)0*$') <= 17 then
+      return tonumber(v)
+    end
+  elseif v == '0' then
+    return 0
+  elseif string.match(v, '^-?[1-9]e%+%d%d%d?$') or string.match(v, '^-?[1-9]%.%d*[1-9]e%+%d%d%d?$') then
+    -- Below 10^17 Redis writes a sum's digits; "1e+400" reads as infinite.
+    local n = math.abs(tonumber(v))
+    if n >= 100000000000000000 and n < math.huge then
+      return tonumber(v)
+    end
+  end
+  return nil
+end
 local limit = tonumber(ARGV[1])
 local leaseKeys = tonumber(ARGV[2])
 local t = redis.call('time')
@@ -143,7 +174,13 @@ elseif kind == 'string' then
     -- A LeanMutex's owner field, whose owner id has no bound: whole.
     value = redis.call('get', KEYS[1])
   end
-  row('counter', value)
+  -- A count as the semaphore scripts read one (their permits check, word
+  -- for word): a string Lua's tonumber reads but they refuse is no count.
+  local count = ''
+  if #value < 4096 and permits(value) then
+    count = '1'
+  end
+  row('counter', value, count)
 end
 if typeOf(KEYS[2]) == 'string' then
   row('fence', redis.call('get', KEYS[2]))

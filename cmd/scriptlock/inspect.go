@@ -448,7 +448,12 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "holds":
 			r.HolderCount = num(a)
 		case "counter":
-			if v, err := strconv.ParseInt(a, 10, 64); err == nil {
+			// The script says whether the value is a count as the
+			// semaphores read one: "007", "+1" and "-0" are none, though
+			// ParseInt reads them, and Redisson's float sums are, though
+			// it does not.
+			if b != "" {
+				v := countValue(a)
 				r.Counter = &v
 			} else if h := parseHolder(a, 1, false); leanOwner(h) {
 				r.Holders, r.HolderCount = append(r.Holders, h), 1
@@ -545,6 +550,23 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		r.Available = &avail
 	}
 	return r, nil
+}
+
+// countValue is a count the inspect script found: an integer, or a float sum
+// Redisson's addPermits wrote ("1e+17", "9223372036854776000"), which is
+// shown as the int64 nearest it.
+func countValue(s string) int64 {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	switch {
+	case f >= math.MaxInt64: // 2^63 as a float64
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
 }
 
 // lockShaped reports whether hash fields look like lock holds: every field
