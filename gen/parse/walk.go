@@ -2080,9 +2080,10 @@ var valueFuncs = map[string]bool{
 // givenOnEveryPath lists the names an if assigns a value that is neither
 // nil nor false on each of its paths that goes on after it (a branch that
 // returns or calls error does not): it has an else, and each branch gives
-// the value in its own statements or in an if of them that does so itself.
+// the value in its own statements or in an if of them that does so itself
+// (or the condition is true: the missing else is no path).
 func (w *walker) givenOnEveryPath(s *ast.IfStmt) []string {
-	if len(s.Else) == 0 {
+	if len(s.Else) == 0 && !alwaysTrue(s.Condition) {
 		return nil
 	}
 	names := assignedNames(append(slices.Clip(s.Then), s.Else...))
@@ -2136,6 +2137,14 @@ func endsWithBreak(list []ast.Stmt) bool {
 func (w *walker) ifGives(s *ast.IfStmt, name string) bool {
 	w.judged = append(w.judged, []ast.Stmt{s})
 	defer func() { w.judged = w.judged[:len(w.judged)-1] }()
+	// A branch no run takes (if false, the else of if true) is no path:
+	// elseif false then break end leaves the other branches' values.
+	switch {
+	case alwaysFalse(s.Condition):
+		return w.branchGives(s.Else, name)
+	case alwaysTrue(s.Condition):
+		return w.branchGives(s.Then, name)
+	}
 	return len(s.Else) > 0 && w.branchGives(s.Then, name) && w.branchGives(s.Else, name)
 }
 
@@ -2952,14 +2961,15 @@ func exits(list []ast.Stmt) bool {
 }
 
 // breaks reports whether list leaves the loop it is the body of by a
-// break (in it or a block in it; not in a nested loop or function).
+// break (in it or a block in it; not in a nested loop or function, nor in
+// a branch no run takes: if false then break end leaves nothing).
 func breaks(list []ast.Stmt) bool {
 	for _, s := range list {
 		switch x := s.(type) {
 		case *ast.BreakStmt:
 			return true
 		case *ast.IfStmt:
-			if breaks(x.Then) || breaks(x.Else) {
+			if !alwaysFalse(x.Condition) && breaks(x.Then) || !alwaysTrue(x.Condition) && breaks(x.Else) {
 				return true
 			}
 		case *ast.DoBlockStmt:
@@ -3112,7 +3122,9 @@ func (w *walker) givenAtInnerBreaks(st ast.Stmt, name string, gives, byTest bool
 		if !gives && slices.Contains(w.nilGuards(x.Condition, false), name) {
 			thenGives, thenByTest = true, true // if v then ... break end
 		}
-		return block(x.Then, thenGives, thenByTest) && block(x.Else, gives, byTest)
+		// (A branch no run takes holds no break that counts.)
+		return (alwaysFalse(x.Condition) || block(x.Then, thenGives, thenByTest)) &&
+			(alwaysTrue(x.Condition) || block(x.Else, gives, byTest))
 	case *ast.DoBlockStmt:
 		return !breaks(x.Stmts) || block(x.Stmts, gives, byTest)
 	}
