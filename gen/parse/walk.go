@@ -478,9 +478,10 @@ func (w *walker) andFalseCopies(list []ast.Expr, n int) []bool {
 }
 
 // setMayParam records an assignment of e to the local name (see
-// local.mayParams): a parameter of the function that declares it,
-// untested, is one it may hold from then on; in the declaring block, the
-// only one.
+// local.mayParams): a parameter of the function that declares it, not
+// shown to hold a value here, is one it may hold from then on; in the
+// declaring block, the only one. (A test of the parameter elsewhere, in
+// another branch or one that lets nil through, shows nothing here.)
 func (w *walker) setMayParam(name string, e ast.Expr) {
 	l, i := w.lookup(name)
 	if l == nil {
@@ -500,7 +501,7 @@ func (w *walker) setMayParam(name string, e ast.Expr) {
 	if !ok || l.paramOf != nil || l.fn != w.depth {
 		return
 	}
-	if p, _ := w.lookup(id.Value); p != nil && p != l && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.tested && !p.typed && !slices.ContainsFunc(l.mayParams, func(m mayParam) bool { return m.p == p && slices.Equal(m.path, w.scopeIDs) }) {
+	if p, _ := w.lookup(id.Value); p != nil && p != l && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.typed && !slices.ContainsFunc(l.mayParams, func(m mayParam) bool { return m.p == p && slices.Equal(m.path, w.scopeIDs) }) {
 		l.mayParams = append(slices.Clip(l.mayParams), mayParam{p: p, path: slices.Clone(w.scopeIDs)})
 	}
 }
@@ -1659,10 +1660,11 @@ func (w *walker) stmt(s ast.Stmt) {
 				w.guard([]string{n})
 			}
 			// A copy of a parameter untested here is that parameter: the
-			// checks of what the calls pass it follow it.
+			// checks of what the calls pass it follow it. (Untested here:
+			// not guarded; a test elsewhere shows nothing here.)
 			if i < len(s.Exprs) && (i < len(s.Exprs)-1 || len(s.Exprs) == len(s.Names)) {
 				if id, ok := s.Exprs[i].(*ast.IdentExpr); ok {
-					if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.tested && !p.typed {
+					if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.typed {
 						if l, _ := w.lookup(n); l != nil && l != p {
 							l.paramOf, l.param, l.aliasOf = p.paramOf, p.param, p
 						}
@@ -2760,12 +2762,11 @@ func (w *walker) guarded(l *local) bool {
 }
 
 // paramTyped reports whether the parameter l (or the one it copies) had its
-// type tested (see local.typed), and paramRead whether it was read in a
-// test (see local.tested).
+// type tested (see local.typed).
 func paramTyped(l *local) bool { return l.typed || l.aliasOf != nil && l.aliasOf.typed }
-func paramRead(l *local) bool  { return l.tested || l.aliasOf != nil && l.aliasOf.tested }
 
-// paramValueRead is paramRead for a test other than of truth alone (see
+// paramValueRead reports whether the parameter l (or the one it copies)
+// was read in a test other than of its truth alone (see
 // local.valueTested).
 func paramValueRead(l *local) bool {
 	return l.valueTested || l.aliasOf != nil && l.aliasOf.valueTested
@@ -3475,7 +3476,9 @@ func (w *walker) expr(e ast.Expr) {
 						}
 					}
 					if id, ok := a.(*ast.IdentExpr); ok && rp.call == nil && !rp.ns.set {
-						if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && p.paramOf != fn && !p.assigned && p.fn == w.depth && !w.guarded(p) && !paramTyped(p) && !paramRead(p) {
+						if p, _ := w.lookup(id.Value); p != nil && p.paramOf != nil && p.paramOf != fn && !p.assigned && p.fn == w.depth && !w.guarded(p) && !paramTyped(p) {
+							// (Not guarded here: a test elsewhere shows
+							// nothing of the value passed on here.)
 							w.replyFwds = append(w.replyFwds, replyFwd{from: p.paramOf, fi: p.param - 1, to: fn, ti: i, at: pos})
 						}
 					}
