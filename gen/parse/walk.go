@@ -3752,7 +3752,7 @@ func (w *walker) nilOperand(e ast.Expr, op string, pos Pos) {
 		return
 	}
 	l, _ := w.lookup(id.Value)
-	if l == nil || l.fn != w.depth || l.paramOf != nil || l.fnAssigned || l.nilv.set || l.fnExpr != nil || w.guarded(l) {
+	if l == nil || l.fn != w.depth || l.paramOf != nil && !l.assigned || l.fnAssigned || l.nilv.set || l.fnExpr != nil || w.guarded(l) {
 		return
 	}
 	isNil := func(r Return) bool { return r.Kind == ReturnNil }
@@ -5230,7 +5230,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// A local that holds nil or false (local v, local v = false),
 			// always or on some paths (given a value in an if only), and
 			// is not tested here: Redis refuses either as an argument.
-			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !w.guarded(l) {
+			// (A parameter once assigned holds what it was given, on
+			// those paths: checked as a local, as a copy given another
+			// value is; what the calls pass it is no longer followed.)
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && (l.paramOf == nil || l.assigned) && !w.guarded(l) {
 				isNil := func(r Return) bool { return r.Kind == ReturnNil }
 				switch {
 				case isNil(l.reply) && l.reply.LuaNil:
