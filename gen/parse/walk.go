@@ -1756,6 +1756,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		// (n % d == 0 shows n / d whole; see local.wholeGuard.)
 		whole, wholeElse := w.wholeGuards(s.Condition, false), w.wholeGuards(s.Condition, true)
 		done := w.shape(s.Condition, true)
+		restore := w.keepLocals(alwaysFalse(s.Condition))
 		w.push()
 		w.markFalse(w.falseNames(s.Condition, true))
 		w.markNilOnly(w.nilOnlyNames(s.Condition, true), w.fullGuards(s.Condition, false))
@@ -1766,8 +1767,10 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.guardedBlock(s.Then, notNil)
 		w.pconds = w.pconds[:n]
 		w.pop()
+		restore()
 		done()
 		done = w.shape(s.Condition, false)
+		restore = w.keepLocals(alwaysTrue(s.Condition))
 		w.push()
 		w.markFalse(w.falseNames(s.Condition, false))
 		w.markNilOnly(w.nilOnlyNames(s.Condition, false), w.fullGuards(s.Condition, true))
@@ -1777,6 +1780,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.guardedBlock(s.Else, isNil)
 		w.pconds = w.pconds[:n]
 		w.pop()
+		restore()
 		done()
 		// An early exit on a nil test (if not v then return '' end)
 		// leaves v neither nil nor false for the rest of this block; so
@@ -1948,6 +1952,28 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 		}
 		w.elemCalls, w.altCalls, w.elemAlts = nil, nil, nil
+	}
+}
+
+// keepLocals, for a branch no run takes (dead: the body of if false, the
+// else of if true), saves the locals in scope, and the function it returns
+// puts them back once the branch is walked: its calls are still checked,
+// but what it gives the locals around it (x = nil) never happens, and no
+// path past the if holds it.
+func (w *walker) keepLocals(dead bool) func() {
+	if !dead {
+		return func() {}
+	}
+	saved := map[*local]local{}
+	for _, sc := range w.scopes {
+		for _, l := range sc {
+			saved[l] = *l
+		}
+	}
+	return func() {
+		for l, v := range saved {
+			*l = v
+		}
 	}
 }
 
