@@ -98,10 +98,19 @@ func TestGuardNoScriptStalledReplicaCluster(t *testing.T) {
 // shorter than that timeout still fails with ErrNotReplicated, its grant
 // undone at once. The EVAL that followed waited a whole timeout again: the
 // attempt ran past its wait's end and was cut off as a wait that ran out.
+// Either way the call returns within the wait's bound: the wait, then
+// waitOverrun and the guard timeout for its attempt.
 func TestGuardNoScriptShortWait(t *testing.T) {
 	t.Parallel()
 	primary, replica := redistest.Replicated(t)
-	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
+	// The attempt takes the guard timeout (the first WAIT's) and two round
+	// trips, and is cut off at the wait, waitOverrun and the guard timeout:
+	// the wait and waitOverrun are the slack for the round trips, a WAIT
+	// answered a server tick late and a loaded machine's scheduling (a
+	// 300 ms wait, as it was, was not always enough beside other work).
+	// Waiting a whole timeout again takes 0.9 s past the cut.
+	const guardTimeout, wait = 2 * time.Second, time.Second
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, guardTimeout))
 	ctx := testCtx(t, 30*time.Second)
 	s := mustSem(t, c, "noscript-short-sem")
 	p := mustPermits(t, c, "noscript-short-permits")
@@ -121,7 +130,8 @@ func TestGuardNoScriptShortWait(t *testing.T) {
 	}
 	replica.Pause()
 	defer replica.Resume()
-	const wait = 300 * time.Millisecond
+	// The wait's bound, and what a loaded machine may add to it.
+	const bound, late = wait + waitOverrun + guardTimeout, time.Second
 	for _, tc := range []struct {
 		name string
 		f    func() error
@@ -148,6 +158,9 @@ func TestGuardNoScriptShortWait(t *testing.T) {
 		took := time.Since(start)
 		if !errors.Is(err, ErrNotReplicated) {
 			t.Errorf("%s with a %s wait after SCRIPT FLUSH, the replica stopped: %v after %s, want ErrNotReplicated", tc.name, wait, err, took.Round(time.Millisecond))
+		}
+		if took > bound+late {
+			t.Errorf("%s with a %s wait after SCRIPT FLUSH, the replica stopped, returned after %s, past its bound %s by more than %s", tc.name, wait, took.Round(time.Millisecond), bound, late)
 		}
 	}
 	if n := countAt(t, primary, s.Key()); n != 1 {
