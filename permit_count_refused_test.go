@@ -8,12 +8,37 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
+// commander runs one command against a server: a *redistest.Node (a new
+// connection a command) or a connCommander (one connection for all).
+type commander interface {
+	Do(t testing.TB, args ...string) rueidis.RedisResult
+}
+
+// connCommander runs commands on one long-lived client: a test making
+// thousands of setup and dump commands spends its time opening connections
+// otherwise.
+type connCommander struct{ rc rueidis.Client }
+
+func (c connCommander) Do(_ testing.TB, args ...string) rueidis.RedisResult {
+	return c.rc.Do(context.Background(), c.rc.B().Arbitrary(args[0]).Args(args[1:]...).Build())
+}
+
+// mustDo runs a test's setup command, failing the test if it fails.
+func mustDo(t *testing.T, c commander, args ...string) {
+	t.Helper()
+	if err := c.Do(t, args...).Error(); err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+}
+
 // dumpKeys describes every key on n, its type, value and whether it
 // expires, so that two dumps tell whether anything changed.
-func dumpKeys(t *testing.T, n *redistest.Node) string {
+func dumpKeys(t *testing.T, n commander) string {
 	t.Helper()
 	keys, err := n.Do(t, "KEYS", "*").AsStrSlice()
 	if err != nil {

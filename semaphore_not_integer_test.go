@@ -23,6 +23,8 @@ func TestSemaphoreValueNotInteger(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	// One connection for the 400-odd cases' setup and dumps.
+	direct := connCommander{node.Client(t)}
 	ctx := testCtx(t, 5*time.Minute)
 	id := randomID()
 	type call struct {
@@ -104,18 +106,18 @@ func TestSemaphoreValueNotInteger(t *testing.T) {
 		p := mustPermits(t, c, fmt.Sprintf("not-integer-%d", i))
 		raw, _ := permitWire(id)
 		for _, cl := range calls {
-			node.Do(t, "FLUSHALL")
-			node.Do(t, "SET", s.Key(), value)
+			mustDo(t, direct, "FLUSHALL")
+			mustDo(t, direct, "SET", s.Key(), value)
 			// A permit held, for Release and Extend to find.
-			node.Do(t, "ZADD", redissonSuffix(p.Key(), "timeout"), fmt.Sprint(time.Now().Add(time.Hour).UnixMilli()), string(raw))
-			before := dumpKeys(t, node)
+			mustDo(t, direct, "ZADD", redissonSuffix(p.Key(), "timeout"), fmt.Sprint(time.Now().Add(time.Hour).UnixMilli()), string(raw))
+			before := dumpKeys(t, direct)
 			cctx, cancel := context.WithTimeout(ctx, time.Second)
 			err := cl.do(cctx, s, p)
 			cancel()
 			if !errors.Is(err, ErrWrongKind) {
 				t.Errorf("%s on a key holding %q: %v; want ErrWrongKind", cl.name, value, err)
 			}
-			if after := dumpKeys(t, node); after != before {
+			if after := dumpKeys(t, direct); after != before {
 				t.Errorf("%s on a key holding %q changed\n%s\ninto\n%s", cl.name, value, before, after)
 			}
 		}
