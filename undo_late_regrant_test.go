@@ -18,7 +18,10 @@ import (
 func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write", "Read"} {
-		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, false) })
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel() // each kind has its own server and proxy
+			testUndoLateReleaseSparesRegrant(t, kind, false)
+		})
 	}
 }
 
@@ -28,7 +31,10 @@ func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 func TestUndoLateReleaseSparesRegrantAfterCounterExpiry(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write", "Read"} {
-		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, true) })
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			testUndoLateReleaseSparesRegrant(t, kind, true)
+		})
 	}
 }
 

@@ -14,7 +14,10 @@ import (
 func TestUndoLateReleaseAfterUnlock(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "Write", "Read"} {
-		t.Run(kind, func(t *testing.T) { testUndoLateReleaseAfterUnlock(t, kind) })
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel() // each kind has its own server and proxy
+			testUndoLateReleaseAfterUnlock(t, kind)
+		})
 	}
 }
 

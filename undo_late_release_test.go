@@ -19,7 +19,10 @@ import (
 func TestUndoLateReleaseKeepsHold(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "Write", "Read"} {
-		t.Run(kind, func(t *testing.T) { testUndoLateReleaseKeepsHold(t, kind) })
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel() // each kind has its own server and proxy
+			testUndoLateReleaseKeepsHold(t, kind)
+		})
 	}
 }
 
