@@ -18,6 +18,7 @@ func TestRenewalNotResentAfterHoldEnded(t *testing.T) {
 	const lease = 10 * time.Second
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server and proxy
 			p := newProxied(t, WithWatchdog(lease, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
 			l := lc.make(t, p.c, "renew-after-drop")
 			key := p.key(t, "renew-after-drop")
@@ -68,6 +69,7 @@ func TestRenewalBrokenConnLongInterval(t *testing.T) {
 	const lease, every = 5 * time.Second, 4 * time.Second
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server and proxy
 			p := newProxied(t, WithWatchdog(lease, every))
 			l := lc.make(t, p.c, "renew-broken-long")
 			warm(t, l)
