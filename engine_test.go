@@ -1296,6 +1296,7 @@ func TestFenceCounterRestartedByRedisson(t *testing.T) {
 			continue
 		}
 		t.Run(lc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own server
 			node := redistest.Server(t)
 			// An idle time the PTTL read after Lock outlasts on a loaded
 			// machine.
