@@ -44,6 +44,9 @@ func runMatrix(t *testing.T, clientFor func(*testing.T, func(*rueidis.ClientOpti
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// The cases share the server but not keys (each Client has its
+			// own prefix), and spend their time waiting.
+			t.Parallel()
 			rc := clientFor(t, tc.opt)
 			// The failover guard stays on (a Sentinel's primary has a
 			// replica), with a wait for the replica's acknowledgement that a
