@@ -100,6 +100,11 @@ type watchdog struct {
 	// from mu, which the schedule takes.
 	scriptedMu sync.Mutex
 	scripted   map[scriptedKey]bool
+	// trips holds, per node, how long its last answered round of
+	// renewals took (renewBatch), which tells whether a renewal sent as
+	// EVALSHA may take a second round trip (slowFor). Guarded by
+	// scriptedMu.
+	trips map[string]time.Duration
 }
 
 type scriptedKey struct {
@@ -645,6 +650,9 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 	if len(batch) > 0 {
 		node = w.scriptNode(batch[0].h.key)
 	}
+	slow := w.slowFor(ctx, node)
+	start := time.Now()
+	defer func() { w.noteTrip(node, start, replies) }()
 	for i, r := range batch {
 		if g := w.guardOf(r); g.on() {
 			guarded = append(guarded, i)
@@ -655,7 +663,7 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		k := kindOf(r)
 		has, seen := known[k]
 		if !seen {
-			has = w.hasScript(k, node)
+			has = !slow && w.hasScript(k, node)
 			if known == nil {
 				known = map[*renewKind]bool{}
 			}
@@ -713,9 +721,59 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		}
 	}
 	if len(guarded) > 0 {
-		w.renewGuarded(ctx, batch, guarded, waits, timeout, replies)
+		w.renewGuarded(ctx, batch, guarded, waits, timeout, node, slow, replies)
 	}
 	return replies
+}
+
+// slowFor reports whether renewals sent to node under ctx (the round's,
+// whose deadline is its holds' earliest loss deadline) go as EVAL whatever
+// the node has answered: when two round trips as long as its last
+// (trips), with half of one more to spare, would not come back before
+// that deadline. A server that lost its scripts since (a restart, SCRIPT
+// FLUSH, a failover behind the same address) answers an EVALSHA NOSCRIPT,
+// and the EVAL after it is the second round trip: on a link whose round
+// trip is a good part of the lease, its reply came past the loss deadline
+// and the hold was lost. Sent as EVAL, the renewal costs the script's
+// source on the wire, and one round trip whatever the server has lost.
+func (w *watchdog) slowFor(ctx context.Context, node string) bool {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return false
+	}
+	w.scriptedMu.Lock()
+	trip := w.trips[node]
+	w.scriptedMu.Unlock()
+	return trip > 0 && time.Until(dl) < trip*5/2
+}
+
+// noteTrip records for slowFor how long a round of renewals to node, sent
+// from start, took until replies came, once one of them was answered (a
+// round whose connection broke tells nothing of the link).
+func (w *watchdog) noteTrip(node string, start time.Time, replies []renewReply) {
+	for _, rep := range replies {
+		if rep.err == nil {
+			trip := time.Since(start)
+			w.scriptedMu.Lock()
+			if w.trips == nil {
+				w.trips = map[string]time.Duration{}
+			}
+			w.trips[node] = trip
+			w.scriptedMu.Unlock()
+			return
+		}
+	}
+}
+
+// answered records that node has answered a renewal of kind k, so has its
+// script (hasScript).
+func (w *watchdog) answered(k *renewKind, node string) {
+	w.scriptedMu.Lock()
+	if w.scripted == nil {
+		w.scripted = map[scriptedKey]bool{}
+	}
+	w.scripted[scriptedKey{k, node}] = true
+	w.scriptedMu.Unlock()
 }
 
 // kindOf is the kind of r's renewal, mutexRenewal for a Mutex-shaped hold.
@@ -787,12 +845,7 @@ func (w *watchdog) evalRenew(ctx context.Context, k *renewKind, node string, hs 
 		answered = answered || err == nil
 	}
 	if answered {
-		w.scriptedMu.Lock()
-		if w.scripted == nil {
-			w.scripted = map[scriptedKey]bool{}
-		}
-		w.scripted[scriptedKey{k, node}] = true
-		w.scriptedMu.Unlock()
+		w.answered(k, node)
 	}
 	return out
 }
@@ -804,16 +857,34 @@ func (w *watchdog) evalRenew(ctx context.Context, k *renewKind, node string, hs 
 // deadline: a failover would promote a replica that has the old
 // expiry, and the lock could be granted to another owner while this one's
 // context still ran.
-func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int, waits []guardWait, timeout time.Duration, replies []renewReply) {
+//
+// A kind node has not answered a renewal of yet, or any kind on a slow link
+// (slow, see slowFor), goes as EVAL with its script's source, as unguarded
+// ones do (evalRenew): as EVALSHA to a node without the script, it was
+// answered NOSCRIPT and sent again with a WAIT of its own, two round trips.
+func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int, waits []guardWait, timeout time.Duration, node string, slow bool, replies []renewReply) {
 	calls := make([]guardedCall, len(idx))
 	kinds := make([]*renewKind, len(idx))
+	eval := map[*renewKind]bool{}
 	for j, i := range idx {
-		h, k := batch[i].h, batch[i].kind
-		if k == nil {
-			k = mutexRenewal
-		}
+		h, k := batch[i].h, kindOf(batch[i])
 		kinds[j] = k
-		calls[j] = guardedCall{build: func() (rueidis.Completed, error) { return k.command(w.rc, h) }, acks: waits[j].acks, want: waits[j].want, owner: waits[j].owner}
+		asEval, seen := eval[k]
+		if !seen {
+			asEval = slow || !w.hasScript(k, node)
+			eval[k] = asEval
+		}
+		build := func() (rueidis.Completed, error) { return k.command(w.rc, h) }
+		if asEval {
+			build = func() (rueidis.Completed, error) {
+				cmd, err := k.command(w.rc, h)
+				if err != nil {
+					return cmd, err
+				}
+				return generated.EvalOf(w.rc, cmd)
+			}
+		}
+		calls[j] = guardedCall{build: build, acks: waits[j].acks, want: waits[j].want, owner: waits[j].owner}
 	}
 	reps := make([]guardedReply, len(idx))
 	// Only the calls that panicked have an error here (errRenewalPanicked).
@@ -832,6 +903,9 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int
 		}
 		held, err := kinds[j].decode(rep.reply)
 		replies[idx[j]] = renewReply{held: held, err: err, unacked: err == nil && held && !rep.acked}
+		if err == nil && eval[kinds[j]] {
+			w.answered(kinds[j], node)
+		}
 	}
 }
 
