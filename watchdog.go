@@ -813,12 +813,13 @@ func (w *watchdog) hasScript(k *renewKind, node string) bool {
 // grant) is answered NOSCRIPT and sent again as EVAL, two round trips, and
 // on a link whose round trip is over a third of the lease its reply came
 // after the loss deadline the grant set. Once the node has answered one,
-// the kind goes as EVALSHA there, without the source. A server that loses
-// its scripts later (restarted, SCRIPT FLUSH, a failover to a replica
-// behind the same address) answers the next renewal NOSCRIPT and runs it
-// as EVAL, which loads the script again: one round trip more for that
-// renewal alone (a Cluster failover names another node, whose first
-// renewal goes as EVAL).
+// the kind goes as EVALSHA there, without the source, while the link is
+// fast enough for a second round trip (slowFor): a server that loses its
+// scripts later (restarted, SCRIPT FLUSH, a failover to a replica behind
+// the same address) answers the next renewal NOSCRIPT and runs it as EVAL,
+// which loads the script again, one round trip more for that renewal alone
+// (a Cluster failover names another node, whose first renewal goes as
+// EVAL).
 func (w *watchdog) evalRenew(ctx context.Context, k *renewKind, node string, hs []*hold) []renewReply {
 	out := make([]renewReply, len(hs))
 	cmds := make(rueidis.Commands, 0, len(hs))
