@@ -431,7 +431,10 @@ func (l *LeanMutex) holderLease(ctx context.Context) time.Duration {
 	}
 	rctx, cancel := context.WithTimeout(ctx, waitOverrun)
 	defer cancel()
-	ms, err := l.c.rc.Do(rctx, l.c.rc.B().Pttl().Key(l.key).Build()).AsInt64()
+	// Ended at that bound, not cut by a deadline rueidis sees: one that
+	// passed closed the connection renewals share, on a link slower than
+	// the bound (withoutDeadline).
+	ms, err := l.c.rc.Do(withoutDeadline(rctx), l.c.rc.B().Pttl().Key(l.key).Build()).AsInt64()
 	if err != nil || ms <= 0 {
 		return 0
 	}
