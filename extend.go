@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,22 +30,36 @@ type extender interface {
 // read call again (MutexExtend), the head of Redisson's fair queue too. Go waiters sleep at most a third of the
 // waiter timeout between calls and need no word.
 func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
+	return m.extendQueued(ctx, field, lease, token, guard)
+}
+
+// extendQueued is extendOnce; floor, when given, is the clock and
+// threadWaitTime (ms) of a FairMutex on Redisson's queue, the floor of the
+// queued scores a shorter lease moves (see MutexExtend). A Mutex sends none.
+func (m *Mutex) extendQueued(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait, floor ...string) (bool, bool, error) {
 	queue, timeouts := fairKeys(m.key, true)
 	type reply struct{ held, acked bool }
 	r, err := publishingAgain(m.c, func(publish string, again bool) (reply, error) {
 		if guard.on() {
 			held, acked, err := m.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
-				return generated.MutexExtendCommand(m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish, again)
+				return generated.MutexExtendCommand(m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish, again, floor...)
 			}, generated.DecodeMutexExtend)
 			return reply{held, acked}, err
 		}
-		held, err := generated.MutexExtend(ctx, m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish, again)
+		held, err := generated.MutexExtend(ctx, m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish, again, floor...)
 		return reply{held, true}, err
 	})
 	return r.held, r.acked, err
 }
 
+// extendOnce: on Redisson's queue, the scores a shorter lease moves stop at
+// the head's deadline under it, now + lease + threadWaitTime by the
+// handle's clock and threadWaitTime, as Redisson computes them.
 func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
+	if f.threadWait > 0 {
+		return f.m.extendQueued(ctx, field, lease, token, guard,
+			strconv.FormatInt(time.Now().UnixMilli(), 10), leaseMs(f.threadWait)) // ms, rounded up as queueWait is sent
+	}
 	return f.m.extendOnce(ctx, field, lease, token, guard)
 }
 

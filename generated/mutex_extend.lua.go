@@ -25,7 +25,16 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- less threadWaitTime and now (Redisson before 3.32.0, and
 -- WithRedissonFairQueue), not the lock's TTL: every queued waiter's score
 -- moves earlier by as much as the expiry did, as Redisson's scores follow
--- the lock's expiry, so that the head reads the new TTL.
+-- the lock's expiry, so that the head reads the new TTL. No score goes
+-- below the head's deadline under the new lease (now + lease +
+-- threadWaitTime), as for a re-entry (FairRedissonAcquire): the scores
+-- follow the expiry a waiter was told when it queued, not later renewals
+-- or longer Extends, and one moved past now would get a live waiter
+-- evicted by the next caller. A FairMutex on Redisson's queue sends its
+-- clock and threadWaitTime (floor); without them (a Mutex, or a FairMutex
+-- on its own queue, which know no threadWaitTime) the server's clock and
+-- Redisson's default threadWaitTime stand in, read only when scores move,
+-- so that the usual Extend sends and costs nothing more.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
 -- finds the expiry it set and publishes nothing more; a repeat of an attempt
@@ -47,6 +56,7 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    again     bool      a repeat of an attempt that failed at its publish: publish as it was to
+-- @arg    floor...  string    now (ms, the caller's clock, as Redisson's currentTime) and threadWaitTime (ms); none: the server's clock and 300000
 -- @return bool
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -106,8 +116,22 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     -- SPUBLISH): the repeat (again) finds them done and only publishes.
     if head and earlier and before >= 0 then
       local by = before - tonumber(ARGV[1])
-      for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
-        redis.call('zincrby', KEYS[5], -by, w)
+      local low = redis.call('zrange', KEYS[5], '0', '0', 'withscores')
+      if low[2] then
+        local now, waitTime = tonumber(ARGV[6]), tonumber(ARGV[7])
+        if not now then
+          local t = redis.call('time')
+          now = t[1] * 1000 + math.floor(t[2] / 1000)
+        end
+        local room = tonumber(low[2]) - (now + tonumber(ARGV[1]) + (waitTime or 300000))
+        if room < by then
+          by = room
+        end
+      end
+      if by > 0 then
+        for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
+          redis.call('zincrby', KEYS[5], -by, w)
+        end
       end
     end
     redis.call(ARGV[4], KEYS[3], '0')
@@ -121,7 +145,7 @@ return 0
 `
 
 // mutexExtendSHA1 is the SHA-1 of mutexExtendSource, the name SCRIPT LOAD gives it.
-const mutexExtendSHA1 = "33c10869905b85fa5768c13c84329b20833415d0"
+const mutexExtendSHA1 = "66a87be650e4a587515b560f5553b8ed1a94b023"
 
 var mutexExtendScript = rueidis.NewLuaScript(mutexExtendSource)
 
@@ -137,7 +161,16 @@ var mutexExtendScript = rueidis.NewLuaScript(mutexExtendSource)
 // less threadWaitTime and now (Redisson before 3.32.0, and
 // WithRedissonFairQueue), not the lock's TTL: every queued waiter's score
 // moves earlier by as much as the expiry did, as Redisson's scores follow
-// the lock's expiry, so that the head reads the new TTL.
+// the lock's expiry, so that the head reads the new TTL. No score goes
+// below the head's deadline under the new lease (now + lease +
+// threadWaitTime), as for a re-entry (FairRedissonAcquire): the scores
+// follow the expiry a waiter was told when it queued, not later renewals
+// or longer Extends, and one moved past now would get a live waiter
+// evicted by the next caller. A FairMutex on Redisson's queue sends its
+// clock and threadWaitTime (floor); without them (a Mutex, or a FairMutex
+// on its own queue, which know no threadWaitTime) the server's clock and
+// Redisson's default threadWaitTime stand in, read only when scores move,
+// so that the usual Extend sends and costs nothing more.
 // A lease that leaves the expiry later publishes nothing, as the watchdog's
 // renewals (MutexRenew) never do. Made again after its reply was lost, it
 // finds the expiry it set and publishes nothing more; a repeat of an attempt
@@ -158,7 +191,7 @@ var mutexExtendScript = rueidis.NewLuaScript(mutexExtendSource)
 // Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
-func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string, again bool) (bool, error) {
+func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string, again bool, floor ...string) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -181,7 +214,13 @@ func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence strin
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10), publish, boolArg(again)}
+	var argsBuf [9]string
+	args := argsBuf[:0]
+	if n := 5 + len(floor); n > 9 {
+		args = make([]string, 0, n)
+	}
+	args = append(args, msArg(lease), owner, strconv.FormatInt(token, 10), publish, boolArg(again))
+	args = append(args, floor...)
 	return mutexExtendDecode(mutexExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -194,9 +233,10 @@ type MutexExtendArgs struct {
 	Timeouts string // redisson_lock_timeout:{name}, its waiters' scores
 	Lease    time.Duration
 	Owner    string
-	Token    int64  // the fencing token of the hold, 0 for none
-	Publish  string // "publish", or "spublish" for sharded channels
-	Again    bool   // a repeat of an attempt that failed at its publish: publish as it was to
+	Token    int64    // the fencing token of the hold, 0 for none
+	Publish  string   // "publish", or "spublish" for sharded channels
+	Again    bool     // a repeat of an attempt that failed at its publish: publish as it was to
+	Floor    []string // now (ms, the caller's clock, as Redisson's currentTime) and threadWaitTime (ms); none: the server's clock and 300000
 }
 
 // MutexExtendReply is the reply to one call in MutexExtendMulti.
@@ -277,7 +317,7 @@ func MutexExtendMulti(ctx context.Context, c rueidis.Client, calls []MutexExtend
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string, again bool) (rueidis.Completed, error) {
+func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string, again bool, floor ...string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -300,7 +340,13 @@ func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel str
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10), publish, boolArg(again)}
+	var argsBuf [9]string
+	args := argsBuf[:0]
+	if n := 5 + len(floor); n > 9 {
+		args = make([]string, 0, n)
+	}
+	args = append(args, msArg(lease), owner, strconv.FormatInt(token, 10), publish, boolArg(again))
+	args = append(args, floor...)
 	return c.B().Evalsha().Sha1(mutexExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -312,7 +358,9 @@ func DecodeMutexExtend(resp rueidis.RedisResult) (bool, error) {
 // mutexExtendEncode returns the KEYS and ARGV of one MutexExtend call.
 func mutexExtendEncode(a *MutexExtendArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence, a.Channel, a.Queue, a.Timeouts}
-	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10), a.Publish, boolArg(a.Again)}
+	args := make([]string, 0, 5+len(a.Floor))
+	args = append(args, msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10), a.Publish, boolArg(a.Again))
+	args = append(args, a.Floor...)
 	return keys, args
 }
 

@@ -272,7 +272,7 @@ var Scripts = []Script{{
 	SHA1:      mutexAcquireSHA1,
 	Source:    mutexAcquireSource,
 }, {
-	Args:      []string{"lease", "owner", "token", "publish", "again"},
+	Args:      []string{"lease", "owner", "token", "publish", "again", "floor..."},
 	File:      "scripts/mutex_extend.lua",
 	Keys:      []string{"lock", "fence", "channel", "queue", "timeouts"},
 	Name:      "MutexExtend",

@@ -11,7 +11,16 @@
 -- less threadWaitTime and now (Redisson before 3.32.0, and
 -- WithRedissonFairQueue), not the lock's TTL: every queued waiter's score
 -- moves earlier by as much as the expiry did, as Redisson's scores follow
--- the lock's expiry, so that the head reads the new TTL.
+-- the lock's expiry, so that the head reads the new TTL. No score goes
+-- below the head's deadline under the new lease (now + lease +
+-- threadWaitTime), as for a re-entry (FairRedissonAcquire): the scores
+-- follow the expiry a waiter was told when it queued, not later renewals
+-- or longer Extends, and one moved past now would get a live waiter
+-- evicted by the next caller. A FairMutex on Redisson's queue sends its
+-- clock and threadWaitTime (floor); without them (a Mutex, or a FairMutex
+-- on its own queue, which know no threadWaitTime) the server's clock and
+-- Redisson's default threadWaitTime stand in, read only when scores move,
+-- so that the usual Extend sends and costs nothing more.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
 -- finds the expiry it set and publishes nothing more; a repeat of an attempt
@@ -33,6 +42,7 @@
 -- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    again     bool      a repeat of an attempt that failed at its publish: publish as it was to
+-- @arg    floor...  string    now (ms, the caller's clock, as Redisson's currentTime) and threadWaitTime (ms); none: the server's clock and 300000
 -- @return bool
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -92,8 +102,22 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     -- SPUBLISH): the repeat (again) finds them done and only publishes.
     if head and earlier and before >= 0 then
       local by = before - tonumber(ARGV[1])
-      for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
-        redis.call('zincrby', KEYS[5], -by, w)
+      local low = redis.call('zrange', KEYS[5], '0', '0', 'withscores')
+      if low[2] then
+        local now, waitTime = tonumber(ARGV[6]), tonumber(ARGV[7])
+        if not now then
+          local t = redis.call('time')
+          now = t[1] * 1000 + math.floor(t[2] / 1000)
+        end
+        local room = tonumber(low[2]) - (now + tonumber(ARGV[1]) + (waitTime or 300000))
+        if room < by then
+          by = room
+        end
+      end
+      if by > 0 then
+        for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
+          redis.call('zincrby', KEYS[5], -by, w)
+        end
       end
     end
     redis.call(ARGV[4], KEYS[3], '0')
