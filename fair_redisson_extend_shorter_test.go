@@ -78,3 +78,43 @@ func TestFairRedissonShorterExtendKeepsWaiter(t *testing.T) {
 		}
 	}
 }
+
+// A Mutex's nested Unlock that sets the expiry back to the shorter outer
+// lease moves the scores of RFairLock waiters on its name no further than
+// an Extend to that lease does: the waiter queued under the outer lease
+// keeps its place.
+func TestMutexNestedUnlockKeepsRedissonFairWaiter(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	m := mustMutex(t, c, "mutex-nested-keeps-waiter")
+	first, newcomer := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 2)
+	outer, err := m.TryLockWithLease(ctx, 0, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acquired, _, err := first.fairLock(ctx, m.Key()); err != nil || acquired {
+		t.Fatalf("Java fair lock: acquired %v, %v; want queued", acquired, err)
+	}
+	inner, err := m.TryLockWithLease(outer, 0, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(inner); err != nil {
+		t.Fatal(err)
+	}
+	if acquired, _, err := newcomer.fairLock(ctx, m.Key()); err != nil || acquired {
+		t.Fatalf("second Java fair lock: acquired %v, %v; want queued", acquired, err)
+	}
+	queue, err := c.rc.Do(ctx, c.rc.B().Lrange().Key(redissonName("redisson_lock_queue", m.Key())).Start(0).Stop(-1).Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{first.lockName(), newcomer.lockName()}; strings.Join(queue, " ") != strings.Join(want, " ") {
+		t.Errorf("queue after the nested Unlock and a newcomer: %q; want %q (the waiter queued first kept its place)", queue, want)
+	}
+	if err := m.Unlock(outer); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -47,7 +47,8 @@
 -- of the head of Redisson's fair queue, as an Extend to a shorter lease does
 -- (MutexExtend): Redisson's waiters were told the longer TTL. The scores
 -- of Redisson's fair waiters move earlier by as much, as MutexExtend moves
--- them, for a queued waiter that asks again reads its estimate from its score.
+-- them (none below the head's deadline under the lease left), for a queued
+-- waiter that asks again reads its estimate from its score.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name, its client
 -- listening (a retry answered from a latch says 1 unless it woke one again).
@@ -223,9 +224,24 @@ if holds > 1 then
     -- Every write before the first publish, which can fail (see above).
     redis.call('set', KEYS[3], '10', 'px', ARGV[4])
     if head and before >= 0 then
+      -- No score below the head's deadline under the lease left (the
+      -- server's now + lease + Redisson's default threadWaitTime, which a
+      -- Mutex knows no other of), as for MutexExtend: the scores follow the
+      -- expiry a waiter was told when it queued, and one moved past now
+      -- would get a live waiter evicted.
       local earlier = before - tonumber(ARGV[1])
-      for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
-        redis.call('zincrby', KEYS[8], -earlier, w)
+      local low = redis.call('zrange', KEYS[8], '0', '0', 'withscores')
+      if low[2] then
+        local t = redis.call('time')
+        local room = tonumber(low[2]) - (t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[1]) + 300000)
+        if room < earlier then
+          earlier = room
+        end
+      end
+      if earlier > 0 then
+        for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
+          redis.call('zincrby', KEYS[8], -earlier, w)
+        end
       end
     end
     redis.call(ARGV[3], KEYS[2], '0')
