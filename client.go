@@ -67,6 +67,10 @@ type Client struct {
 	// testHookLeaveLate runs in the undo of an attempt of unknown outcome
 	// once it found the owner no longer waiting, before it leaves the line.
 	testHookLeaveLate func()
+	// eagerLockCtx: lock contexts make their cancellable context at Lock,
+	// not on first use (lockCtx.lazy). Set by tests only, before the first
+	// Lock: the reference a lazily made lock context is compared with.
+	eagerLockCtx bool
 	// clockHook, when set, is what clock reads instead of time.Now.
 	clockHook atomic.Pointer[func() time.Time]
 

@@ -1391,15 +1391,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if a.fresh {
 		// Built before taking c.mu, which every Lock and Unlock of the
 		// Client shares: the critical section is the registry update alone.
-		if p.side() == sideLean {
-			// Its lock context is made lazily (lockCtx.lazy), in the same
-			// allocation.
-			lf := &leanFresh{}
-			lf.lc.lazy = &lf.lazy
-			fresh = &lf.freshHold
-		} else {
-			fresh = &freshHold{}
-		}
+		fresh = &freshHold{}
 		fresh.h = hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}
 		fresh.h.renew.index = -1
 	}
@@ -1558,11 +1550,18 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		}
 	}
 
+	// The lock context's cancellable context is made lazily (lockCtx.lazy),
+	// its state in the same allocation as the context.
 	var lc *lockCtx
+	var lazy *lazyCancel
 	if fresh != nil && h == &fresh.h {
-		lc = &fresh.lc
+		lc, lazy = &fresh.lc, &fresh.lazy
 	} else {
-		lc = new(lockCtx)
+		lz := new(lazyLockCtx)
+		lc, lazy = &lz.lc, &lz.lazy
+	}
+	if c.eagerLockCtx {
+		lazy = nil
 	}
 	token := h.token
 	if s.fence == "" || h.side == sideRead {
@@ -1571,8 +1570,8 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		token = 0
 	}
 	var cancel context.CancelCauseFunc // nil for a lazy one
-	if lc.lazy != nil {
-		*lc = lockCtx{Context: ctx, owner: owner, name: s.name, token: token, hold: h, lazy: lc.lazy}
+	if lazy != nil {
+		*lc = lockCtx{Context: ctx, owner: owner, name: s.name, token: token, hold: h, lazy: lazy}
 	} else {
 		var cctx context.Context
 		cctx, cancel = context.WithCancelCause(ctx)
@@ -1584,15 +1583,17 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	return lc, nil
 }
 
-// freshHold allocates a new hold together with its first lock context.
+// freshHold allocates a new hold together with its first lock context and
+// that context's lazy state.
 type freshHold struct {
-	h  hold
-	lc lockCtx
+	h    hold
+	lc   lockCtx
+	lazy lazyCancel
 }
 
-// leanFresh is a LeanMutex's freshHold, with its lock context's lazy state.
-type leanFresh struct {
-	freshHold
+// lazyLockCtx allocates a re-entry's lock context with its lazy state.
+type lazyLockCtx struct {
+	lc   lockCtx
 	lazy lazyCancel
 }
 

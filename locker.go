@@ -87,8 +87,10 @@ type lockCtx struct {
 	owner, name     string
 	token           int64 // 0: none
 	hold            *hold
-	// lazy, when set, makes the cancellable context only when something
-	// asks for it (Done, context.Cause, a context derived from this one):
+	// lazy, set for every lock context the engine grants (a RedLock's and
+	// a MultiLock's are made at Lock), makes the cancellable context only
+	// when something asks for it (Done, context.Cause, a context derived
+	// from this one):
 	// most holds are released without it, and deriving one registers it
 	// with the caller's context and cancels it again, about 0.4 µs per
 	// Lock+Unlock, on a mutex the caller's goroutines share. Until then
@@ -225,7 +227,7 @@ func (c *lockCtx) Value(key any) any {
 // by. It is unexported, so it is read from what context.Cause asks of a
 // context of ours rather than assumed: a caller's own key of the same type
 // does not make a lazy lock context, and a Go release that changes the key
-// changes it here too (TestLeanMutexLazyContextLossKinds fails if none is
+// changes it here too (TestLazyContextLossKinds fails if none is
 // found).
 var cancelCtxKey = func() any {
 	var p keyProbe

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,14 +90,17 @@ func ctxStory(lk interface {
 	return strings.Join(out, " "), nil
 }
 
-// A LeanMutex's lock context, made lazily, tells what a Mutex's tells, made
-// at Lock, whatever ends first (the caller's context, with a cause or at its
-// deadline, Unlock, the lease) and whatever comes second, whether it is made
-// before the first end or only after.
-func TestLeanMutexContextMatchesMutex(t *testing.T) {
+// The lock context of every kind of lock (lazyKinds), made lazily, tells
+// what the same kind's lock context made at Lock tells (a Client with
+// eagerLockCtx), whatever ends first (the caller's context, with a cause or
+// at its deadline, Unlock, the lease) and whatever comes second, whether it
+// is made before the first end or only after.
+func TestLazyContextMatchesEager(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
+	eager := newTestClient(t, node.Client(t))
+	eager.eagerLockCtx = true
 	events := "ABCT"
 	var seqs []string
 	for _, first := range events {
@@ -111,28 +115,38 @@ func TestLeanMutexContextMatchesMutex(t *testing.T) {
 			)
 		}
 	}
+	kinds := lazyKinds()
 	for i, seq := range seqs {
 		t.Run(seq, func(t *testing.T) {
 			t.Parallel()
 			type story struct {
-				s   string
-				err error
+				lazy, eager string
+				err         error
 			}
-			got := make(chan story, 1)
-			go func() {
-				s, err := ctxStory(mustMutex(t, c, fmt.Sprintf("m%d", i)), seq)
-				got <- story{s, err}
-			}()
-			lean, err := ctxStory(mustLean(t, c, fmt.Sprintf("l%d", i)), seq)
-			if err != nil {
-				t.Fatalf("LeanMutex: %v", err)
+			// Every kind's two stories at once: each sleeps through its
+			// lease, most of the run.
+			stories := make([]story, len(kinds))
+			var wg sync.WaitGroup
+			for j, k := range kinds {
+				name := fmt.Sprintf("m%d", i)
+				lazyLk, eagerLk := k.open(t, c, name), k.open(t, eager, "eager-"+name)
+				wg.Go(func() {
+					var lazyErr, eagerErr error
+					var inner sync.WaitGroup
+					inner.Go(func() { stories[j].eager, eagerErr = ctxStory(eagerLk, seq) })
+					stories[j].lazy, lazyErr = ctxStory(lazyLk, seq)
+					inner.Wait()
+					stories[j].err = errors.Join(lazyErr, eagerErr)
+				})
 			}
-			mutex := <-got
-			if mutex.err != nil {
-				t.Fatalf("Mutex: %v", mutex.err)
-			}
-			if lean != mutex.s {
-				t.Errorf("seq %s\n Mutex:     %s\n LeanMutex: %s", seq, mutex.s, lean)
+			wg.Wait()
+			for j, st := range stories {
+				if st.err != nil {
+					t.Fatalf("%s: %v", kinds[j].name, st.err)
+				}
+				if st.lazy != st.eager {
+					t.Errorf("%s, seq %s\n made at Lock: %s\n made lazily:  %s", kinds[j].name, seq, st.eager, st.lazy)
+				}
 			}
 		})
 	}
