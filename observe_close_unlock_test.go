@@ -41,6 +41,9 @@ func TestObserverUnlockDuringCloseReportedBeforeClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The lock context's cancellable context is made on first use: made
+	// now, its end looks up sc's cancel context, where it stalls.
+	_ = lctx.Done()
 
 	// An acquisition in flight, held between its grant and its
 	// registration, keeps Close from ending the holds.
