@@ -69,9 +69,8 @@ deps:
 redis-server: deps
 
 # TEST_PARALLEL: how many tests marked parallel run at once. Most of them wait on timers and
-# Redis, not the CPU (the root package's race-detector run used 73% of one core at 16 on 2 cores),
-# so eight times the CPUs and at least 16 (go test's default is GOMAXPROCS).
-TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4); n=$$((n * 8)); [ "$$n" -ge 16 ] 2>/dev/null || n=16; echo $$n)
+# Redis, not the CPU, so twice the CPUs and at least 8 (go test's default is GOMAXPROCS).
+TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4); n=$$((n * 2)); [ "$$n" -ge 8 ] 2>/dev/null || n=8; echo $$n)
 
 ## test: all tests against real redis-server processes started by the tests
 test: deps
