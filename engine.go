@@ -1391,9 +1391,13 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if a.fresh {
 		// Built before taking c.mu, which every Lock and Unlock of the
 		// Client shares: the critical section is the registry update alone.
+		// Set field by field: a composite literal of the 400-byte hold was
+		// built on the stack and copied in with write barriers.
 		fresh = &freshHold{}
-		fresh.h = hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}
-		fresh.h.renew.index = -1
+		h := &fresh.h
+		h.name, h.key, h.field = s.name, s.key, field
+		h.side, h.prim, h.token, h.lease = p.side(), p, a.token, serverLease
+		h.renew.index = -1
 	}
 	c.mu.Lock()
 	if c.closing {
