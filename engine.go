@@ -1574,12 +1574,13 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		token = 0
 	}
 	var cancel context.CancelCauseFunc // nil for a lazy one
+	// lc is new, zeroed memory: set field by field rather than copied in
+	// from a composite literal built on the stack.
+	lc.owner, lc.name, lc.token, lc.hold = owner, s.name, token, h
 	if lazy != nil {
-		*lc = lockCtx{Context: ctx, owner: owner, name: s.name, token: token, hold: h, lazy: lazy}
+		lc.Context, lc.lazy = ctx, lazy
 	} else {
-		var cctx context.Context
-		cctx, cancel = context.WithCancelCause(ctx)
-		*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: token, hold: h}
+		lc.Context, cancel = context.WithCancelCause(ctx)
 	}
 	// A MultiLock's member context is the MultiLock's, not the caller's:
 	// an Unlock by owner leaves it alone (untrackOwned).
