@@ -481,11 +481,46 @@ func canceledByOther(ctx context.Context, err error) bool {
 	return !replied
 }
 
+// keptWhole is cmd, pinned when rueidis may send it again after a broken
+// connection (a retryable command: a read, a script declared retryable, a
+// SUBSCRIBE). rueidis fails the calls of a connection that broke while its
+// writer may still be copying one of them out, makes a retryable one again
+// on a new connection and, answered there, hands the command's memory back
+// to its pool, where the next command built reuses it under the old writer's
+// reads (a data race, seen as a background undo's read, then an acquisition's
+// EVALSHA, when connections dropped during a wait). A pinned command is never
+// handed back; the others are handed back only once answered on the one
+// connection they were sent on, after its writer was done with them.
+// Pinned are the calls that go through that writer because the Client queues
+// them there (queuedCallKey: a background undo, a count) and those of a wait
+// after its first attempt (cutCallKey), at one allocation or two each; an
+// uncontended Lock and Unlock keeps its pooled commands.
+func keptWhole(cmd rueidis.Completed) rueidis.Completed {
+	if cmd.IsRetryable() {
+		return cmd.Pin()
+	}
+	return cmd
+}
+
+// queuedCallKey marks the context of a call the Client has rueidis queue
+// (withoutDeadline, cancelAfter): its retryable commands are pinned
+// (keptWhole).
+type queuedCallKey struct{}
+
+// keptWhenQueued is cmd pinned (keptWhole) when ctx is a queued call's.
+func keptWhenQueued(ctx context.Context, cmd rueidis.Completed) rueidis.Completed {
+	if cmd.IsRetryable() && ctx.Value(queuedCallKey{}) != nil {
+		return cmd.Pin()
+	}
+	return cmd
+}
+
 func (s sharedDial) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
 	if ctx.Value(cutCallKey{}) != nil {
+		cmd = keptWhole(cmd)
 		return cuttable(ctx, s.log, cutAttempt, func() rueidis.RedisResult { return s.do(ctx, cmd) }, rueidis.NewErrorResult)
 	}
-	return s.do(ctx, cmd)
+	return s.do(ctx, keptWhenQueued(ctx, cmd))
 }
 
 func (s sharedDial) do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
@@ -496,6 +531,12 @@ func (s sharedDial) do(ctx context.Context, cmd rueidis.Completed) rueidis.Redis
 		r = s.Client.Do(ctx, cmd)
 	}
 	return r
+}
+
+// Receive subscribes with subscribe kept whole (keptWhole): rueidis makes
+// a SUBSCRIBE again after its connection broke, as a retryable call.
+func (s sharedDial) Receive(ctx context.Context, subscribe rueidis.Completed, fn func(rueidis.PubSubMessage)) error {
+	return s.Client.Receive(ctx, keptWhole(subscribe), fn)
 }
 
 // Nodes returns the nodes' clients made again the same way: a node's calls
@@ -514,6 +555,9 @@ func (s sharedDial) Nodes() map[string]rueidis.Client {
 
 func (s sharedDial) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
 	if ctx.Value(cutCallKey{}) != nil {
+		for i := range multi {
+			multi[i] = keptWhole(multi[i])
+		}
 		return cuttable(ctx, s.log, cutAttempt, func() []rueidis.RedisResult { return s.doMulti(ctx, multi) }, func(err error) []rueidis.RedisResult {
 			rs := make([]rueidis.RedisResult, len(multi))
 			for i := range rs {
@@ -521,6 +565,9 @@ func (s sharedDial) DoMulti(ctx context.Context, multi ...rueidis.Completed) []r
 			}
 			return rs
 		})
+	}
+	for i := range multi {
+		multi[i] = keptWhenQueued(ctx, multi[i])
 	}
 	return s.doMulti(ctx, multi)
 }
@@ -1450,7 +1497,7 @@ func countAge(want, n int) time.Duration {
 // pipelines from then on), and ending it drops its reply alone; a
 // connection that stopped answering is rueidis's to close (its PING).
 func cancelAfter(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, queuedCallKey{}, true))
 	t := time.AfterFunc(d, cancel)
 	return ctx, func() {
 		t.Stop()
@@ -1471,6 +1518,14 @@ func withoutDeadline(ctx context.Context) context.Context { return noDeadline{ct
 type noDeadline struct{ context.Context }
 
 func (noDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Value marks ctx as a queued call's (keptWhenQueued).
+func (n noDeadline) Value(key any) any {
+	if key == (queuedCallKey{}) {
+		return true
+	}
+	return n.Context.Value(key)
+}
 
 // recountSoon has the replica count taken again in the background unless
 // it is younger than guardRecheck (a stalled replica stays connected, and
