@@ -1508,11 +1508,13 @@ func cancelAfter(ctx context.Context, d time.Duration) (context.Context, context
 // withoutDeadline is ctx reporting no deadline: it ends as ctx does, with
 // ctx's error (context.DeadlineExceeded when its deadline passed), for a
 // call on the Client's connection bounded by a deadline of the Client's
-// own that nobody waits for. rueidis closes a connection whose synchronous
-// call's deadline passes, failing the calls queued behind it (see
-// cancelAfter), a renewal among them on a link slower than that bound; a
-// call that reports none is queued instead, and its end drops its reply
-// alone.
+// own that nobody waits for (a background undo). rueidis closes a
+// connection whose synchronous call's deadline passes, failing the calls
+// queued behind it (see cancelAfter), a renewal among them on a link
+// slower than that bound; a call that reports none is queued instead, and
+// its end drops its reply alone. The connection pipelines from then on:
+// its retryable calls are pinned (keptWhole), as rueidis's writer of a
+// broken connection may still read them when they are answered on another.
 func withoutDeadline(ctx context.Context) context.Context { return noDeadline{ctx} }
 
 type noDeadline struct{ context.Context }

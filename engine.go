@@ -3421,7 +3421,9 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) (err er
 func (c *Client) undoNowOnce(p primitive, field string, lease time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
 	defer cancel()
-	err := c.undo(ctx, p, field, lease, 0, true)
+	// Ended at that bound, not cut by a deadline rueidis sees, which closed
+	// the connection renewals share (withoutDeadline).
+	err := c.undo(withoutDeadline(ctx), p, field, lease, 0, true)
 	switch {
 	case err != nil && undoRefusedForGood(err):
 		// Made again, it is refused again: logged once instead.
@@ -3661,7 +3663,10 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 		var stack atomic.Pointer[string]
 		v, _, panicked := catch(func() {
 			err = c.callBounded(ctx, func(ctx context.Context) (err error) {
-				v, at, panicked := catch(func() { err = undo(ctx) })
+				// Bounded by ctx's end, not a deadline rueidis sees: one
+				// ending a call on the connection renewals share closed
+				// it, failing them (withoutDeadline).
+				v, at, panicked := catch(func() { err = undo(withoutDeadline(ctx)) })
 				if panicked {
 					stack.Store(&at)
 					panic(v)
