@@ -359,7 +359,9 @@ func (s *PermitSemaphore) tryOnce(ctx context.Context, record string, wire []byt
 func (s *PermitSemaphore) undoNow(wire []byte, record string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 	defer cancel()
-	_, err := callAgain(ctx, func() (struct{}, error) { return struct{}{}, s.undoOnce(ctx, wire, record) })
+	// Ended at that bound, not cut by a deadline rueidis sees, which closed
+	// the connection renewals share (withoutDeadline).
+	_, err := callAgain(ctx, func() (struct{}, error) { return struct{}{}, s.undoOnce(withoutDeadline(ctx), wire, record) })
 	return err
 }
 
@@ -381,7 +383,7 @@ func (s *PermitSemaphore) undoUnacked(wire []byte, record string, lease time.Dur
 func (s *PermitSemaphore) undo(wire []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 	defer cancel()
-	_, _ = s.release(ctx, wire)
+	_, _ = s.release(withoutDeadline(ctx), wire) // as undoNow
 }
 
 // release returns the permit wire to the pool as one call recorded under its

@@ -287,7 +287,9 @@ func (s *Semaphore) tryOnce(ctx context.Context, latch string, n int64, guard gu
 func (s *Semaphore) undo(latch string, n int64, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_, err := callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+	// Ended at that bound, not cut by a deadline rueidis sees, which closed
+	// the connection renewals share (withoutDeadline).
+	_, err := callAgain(ctx, func() (int64, error) { return s.undoOnce(withoutDeadline(ctx), latch, n) })
 	return err
 }
 
@@ -302,7 +304,8 @@ func (s *Semaphore) undoUnacked(latch string, n int64, sent time.Time) (given in
 	goOnAfter(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 		defer cancel()
-		given, err = callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+		// Not a deadline rueidis sees (see undo).
+		given, err = callAgain(ctx, func() (int64, error) { return s.undoOnce(withoutDeadline(ctx), latch, n) })
 	}, func() { s.undoLater(latch, n, sent) })
 	if err != nil {
 		s.undoLater(latch, n, sent)

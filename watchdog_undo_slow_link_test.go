@@ -29,6 +29,18 @@ func TestWatchdogRenewalBesideUndoOnSlowLink(t *testing.T) {
 		{"Later", func(c *Client, other *Mutex) { c.undoLater(other, "gone", lease, time.Now().Add(lease), 0) }},
 		// undoNow: one the guard found unreplicated, or a grant come too late.
 		{"Now", func(c *Client, other *Mutex) { _ = c.undoNow(other, "gone", lease) }},
+		// A Semaphore's and a PermitSemaphore's give-back at once (permits
+		// granted after Close began, or found unreplicated).
+		{"SemaphoreNow", func(c *Client, _ *Mutex) {
+			if s, err := c.Semaphore("sem"); err == nil {
+				_ = s.undo("gone", 1, time.Second)
+			}
+		}},
+		{"PermitsNow", func(c *Client, _ *Mutex) {
+			if s, err := c.PermitSemaphore("permits"); err == nil {
+				_ = s.undoNow([]byte("gone"), "gone")
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
