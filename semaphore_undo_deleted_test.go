@@ -124,7 +124,11 @@ func TestSemaphoreDrainRepeatKeepsDeleteMark(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
-	c.recordTTL = 2 * time.Second
+	// Each step is placed by clock reads taken around the calls before it,
+	// not by sleeps added to them: on a loaded machine those calls take
+	// hundreds of milliseconds, and the drain's first record expired
+	// before the repeat, which then failed with LATE.
+	c.recordTTL = 4 * time.Second
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, c, "drain-repeat-reset")
 	if _, err := s.TrySetPermits(ctx, 3); err != nil {
@@ -140,20 +144,26 @@ func TestSemaphoreDrainRepeatKeepsDeleteMark(t *testing.T) {
 			t.Fatalf("drain: %d, %v; want 3", v, err)
 		}
 	}
-	drain() // its reply lost
+	drained := time.Now() // the first drain's record lives recordTTL from after this
+	drain()               // its reply lost
 	if ok, err := s.Delete(ctx); err != nil || !ok {
 		t.Fatalf("Delete = %v, %v", ok, err)
 	}
+	deleted := time.Now() // the Delete's mark, as it left it, is gone recordTTL from this
 	if ok, err := s.TrySetPermits(ctx, 3); err != nil || !ok {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}
-	time.Sleep(c.recordTTL * 2 / 3)
-	drain() // the repeat, which renews the record
-	time.Sleep(c.recordTTL * 2 / 3)
+	// The repeat, which renews the record: half way through the first
+	// record's life, which leaves the other half for getting there.
+	time.Sleep(time.Until(drained.Add(c.recordTTL / 2)))
+	drain()
+	// The give-back, late: once the Delete's mark, as the Delete left it,
+	// has expired, and while the repeat's record lives (recordTTL from
+	// the repeat, about half a record's life from now).
+	time.Sleep(time.Until(deleted.Add(c.recordTTL + 100*time.Millisecond)))
 	if !exists(t, node, record) {
 		t.Fatal("the drain's record expired: the test lost its timing")
 	}
-	// The give-back, late, while the record lives.
 	if _, err := s.undoOnce(ctx, record, 3); err != nil {
 		t.Fatal(err)
 	}
