@@ -40,6 +40,14 @@ func testDuplicatesCreditedExactlyOnce(t *testing.T, b backend) {
 		t.Run(strings.ReplaceAll(string(tr), "+", "_"), func(t *testing.T) {
 			rep, err := scenario.Run(t.Context(), scenario.Config{
 				Transport: tr, Locks: locks, Dir: t.TempDir(), OpenStore: b.open(t), Orders: 30, Duplicates: 10,
+				// A burst's duplicates take the lock one after the other;
+				// on a loaded machine ten of them outlast the default 5 s
+				// wait. A wait that runs out makes its last attempt as it
+				// ends, and one the server does not answer within 100 ms
+				// more is answered 503 (the lock service did not answer),
+				// which is final, not 409. Waits that do not run out keep
+				// every answer 200 without changing what is checked.
+				Wait: 20 * time.Second,
 			})
 			if err != nil {
 				t.Fatal(err)
