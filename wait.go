@@ -298,6 +298,13 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed
 		}
+		if wait > 0 && cut.attempted && actx.Err() != nil {
+			// Run again only past the wait's end and its overrun (a
+			// goroutine scheduled late on a loaded machine): an attempt now
+			// would be cut off unsent and reported as one the server left
+			// unanswered. The wait ran out on the last answer it had.
+			return false, nil
+		}
 		var politeAt time.Time // when a polite attempt queued us behind a hand-off
 		if polite {
 			politeAt = time.Now()
