@@ -37,9 +37,10 @@ type scriptRules struct {
 	// changed holds KEYS and ARGV when the script may change them
 	// (parse.File.Changed).
 	changed map[string]bool
-	// measured holds KEYS and ARGV when the script reads their length
+	// measured is, for KEYS and ARGV, the highest index of an element the
+	// script tests, or parse.MeasuredAll when it reads their length
 	// (parse.File.Measured).
-	measured map[string]bool
+	measured map[string]int
 	// libMisses is set when the script reads a library field Lua 5.1 does
 	// not have (table.unpack): a key position given what it expands to is
 	// then not reported again.
@@ -833,14 +834,16 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 			// the callers refuse an empty list (Redis would fail the
 			// call, after the script's earlier writes). Not when the
 			// script reads the list's length, which it may test first
-			// (if #KEYS == 0 then return 0 end), nor through
-			// redis.pcall, which hands the script the error.
+			// (if #KEYS == 0 then return 0 end), or tests an element as
+			// far as the command needs (if not ARGV[2] then return end:
+			// a test of an element shows nothing of those after it), nor
+			// through redis.pcall, which hands the script the error.
 			//
 			// An unpack from past the fixed ones (unpack(ARGV, 3) after
 			// one @arg) skips the list's first values: the callers refuse
 			// a list shorter than those and the values the command needs
 			// (Param.Min), which an empty check alone let through.
-			if params := r.paramsOf(last.Unpacks); !exact && !r.measured[last.Unpacks] && !handsError(c) && arityOK(info.arity, n, true) {
+			if params := r.paramsOf(last.Unpacks); !exact && !handsError(c) && arityOK(info.arity, n, true) {
 				base := n - m + r.fixedAfter(last.Unpacks, last.UnpackFrom)
 				need := 0
 				for need <= maxMinCount && !arityOK(info.arity, base+need, false) {
@@ -848,7 +851,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 				}
 				skipped := max(max(last.UnpackFrom, 1)-1-(len(params)-1), 0)
 				use := countUse{pos: c.CommandPos, sure: c.Sure, name: shown}
-				if need > 0 && need <= maxMinCount {
+				if need > 0 && need <= maxMinCount && !r.measuredPast(last.Unpacks, skipped+need-1) {
 					p := &params[len(params)-1]
 					p.NonEmpty, p.Min = true, max(p.Min, skipped+need)
 					if r.caps != nil {
@@ -861,7 +864,9 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 				// one: the callers refuse it (Param.Max, see settleCaps).
 				// (Not for a command named by a variable that @commands
 				// lists several of: another may take any count.)
-				if info.arity >= 0 && !(c.Command == "" && len(r.commands) > 1) && r.caps != nil {
+				// (Not when the script tests an element of the list or
+				// reads its length: it may leave before a list that long.)
+				if info.arity >= 0 && !(c.Command == "" && len(r.commands) > 1) && r.caps != nil && !r.measuredPast(last.Unpacks, 0) {
 					use.n = skipped + info.arity - base
 					r.caps[last.Unpacks] = append(r.caps[last.Unpacks], use)
 				}
@@ -982,7 +987,7 @@ func (r scriptRules) needIndexed(a parse.Arg, c parse.Call) {
 // list too short to hold table[n] (see needIndexed), which the script
 // passes to redis.call as a of c.
 func (r scriptRules) needCount(table string, n int, a parse.Arg, c parse.Call) {
-	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || r.measured[table] || !r.variadic(table) {
+	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || n <= r.measured[table] || !r.variadic(table) {
 		return
 	}
 	params := r.paramsOf(table)
@@ -1014,7 +1019,7 @@ func (r scriptRules) needCount(table string, n int, a parse.Arg, c parse.Call) {
 // length or tests an element of it, nor when it may change the table.
 func (r scriptRules) needElem(op parse.ElemOp) {
 	table, n := op.Table, op.N
-	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || r.measured[table] || !r.variadic(table) {
+	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || n <= r.measured[table] || !r.variadic(table) {
 		return
 	}
 	params := r.paramsOf(table)
@@ -1036,6 +1041,15 @@ func handsError(c parse.Call) bool { return c.Func == "redis.pcall" || c.Protect
 // maxMinCount bounds the values a command may need from a variadic list
 // that the checker looks for (Param.Min); commands need a few at most.
 const maxMinCount = 64
+
+// measuredPast reports whether the script reads the length of KEYS or
+// ARGV (table), or tests an element of it past its fixed ones and n
+// values of the variadic list: it may then leave before a command gets a
+// list that short. A test of a fixed one (if ARGV[1] == 'x' then) shows
+// nothing of the list.
+func (r scriptRules) measuredPast(table string, n int) bool {
+	return r.measured[table] > len(r.paramsOf(table))-1+n
+}
 
 // paramsOf is the @key (table KEYS) or @arg (ARGV) declarations.
 func (r scriptRules) paramsOf(table string) []Param {
@@ -3153,7 +3167,7 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		// (Not for a command named by a variable that @commands lists
 		// several of: another may take any count, SADD key member ....
 		// One alone is the command the call runs.)
-		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || handsError(c) || c.Command == "" && len(r.commands) > 1 {
+		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measuredPast(last.Unpacks, 0) || handsError(c) || c.Command == "" && len(r.commands) > 1 {
 			return
 		}
 		// The words in groups before the variadic's values: those written

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"strings"
 
@@ -681,11 +682,14 @@ type File struct {
 	// holds it in a local or assigns to a field of it: it may then hold
 	// other values than the callers passed, and another number of them.
 	Changed map[string]bool
-	// Measured holds "KEYS" and "ARGV" when the script reads the table's
-	// length (#KEYS), or tests whether it holds an element (if not
-	// KEYS[1] then, if type(KEYS[1]) == 'string' then): it may test it before a command gets the table (if
-	// #KEYS == 0 then return 0 end), so an empty one may be fine.
-	Measured map[string]bool
+	// Measured is, for "KEYS" and "ARGV", the highest index the script
+	// tests whether the table holds an element at (if not KEYS[2] then,
+	// if type(KEYS[2]) == 'string' then: 2), or MeasuredAll when it reads
+	// the table's length (#KEYS): it may test it before a command gets an
+	// element up to there (if #KEYS == 0 then return 0 end), so a list
+	// that short may be fine. A test of an element shows nothing of those
+	// after it.
+	Measured map[string]int
 	Calls    []Call
 	Globals  []Global
 	// UnknownGlobals are the reads of global names Redis's script sandbox
@@ -841,7 +845,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		kept   map[string]bool
 		rets   map[*ast.FunctionExpr]Value
 		// (What the last walk found measured: see walker.measuredAll.)
-		measured map[string]bool
+		measured map[string]int
 		w        walker
 	)
 	for pass := 0; ; pass++ {
@@ -1095,3 +1099,7 @@ func parseDirective(s string, pos Pos) Directive {
 	d.Text = strings.TrimRight(text, " \t\r")
 	return d
 }
+
+// MeasuredAll is File.Measured for a table whose length the script reads:
+// it may test any element.
+const MeasuredAll = math.MaxInt

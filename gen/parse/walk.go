@@ -183,7 +183,7 @@ type walker struct {
 	upAll    map[string]Value
 	// measuredAll is File.Measured as the last walk found: a test of the
 	// list's length may come after the value it allows (see isValue).
-	measuredAll map[string]bool
+	measuredAll map[string]int
 	// spoiled are the table locals (by decl) of this walk that are
 	// changed or read otherwise than t.k, t[i], ipairs(t), pairs(t),
 	// unpack(t) and #t, and kept those of the last walk (nil in the first):
@@ -2050,7 +2050,7 @@ func (w *walker) isValue(e ast.Expr) bool {
 		// anywhere, as the callers' check of such a list allows (see
 		// Arg.Indexed).
 		fixed := w.f.fixedCount(id.Value)
-		return err == nil && i >= 1 && (fixed < 0 || i <= fixed || w.f.Measured[id.Value] || w.measuredAll[id.Value])
+		return err == nil && i >= 1 && (fixed < 0 || i <= fixed || i <= w.f.Measured[id.Value] || i <= w.measuredAll[id.Value])
 	case *ast.FuncCallExpr:
 		if x.Method != "" {
 			// s:sub(1, 3), s:format(...): a string's method (any other
@@ -3700,15 +3700,21 @@ func (w *walker) expr(e ast.Expr) {
 		w.expr(e.Expr)
 	case *ast.UnaryLenOpExpr:
 		if id, ok := e.Expr.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
-			w.measured(id.Value)
+			w.measured(id.Value, MeasuredAll)
 		}
 		// The length of a table local that lists elements of them (local
 		// t = {ARGV[3]}, if #t > 0 then): 0 when the list is short, so a
-		// test of the elements too.
+		// test of the elements too (of all of them: the script may read
+		// it as such).
 		if l := w.tableLocal(e.Expr); l != nil {
 			for _, f := range l.fields {
 				if f.Source == SourceArgv || f.Source == SourceKey {
-					w.measured(map[Source]string{SourceArgv: "ARGV", SourceKey: "KEYS"}[f.Source])
+					table := map[Source]string{SourceArgv: "ARGV", SourceKey: "KEYS"}[f.Source]
+					n := elemIndex(f.Text, table)
+					if n == 0 {
+						n = MeasuredAll // (derived from one: which, unknown)
+					}
+					w.measured(table, n)
 				}
 			}
 		}
@@ -4123,13 +4129,35 @@ func (w *walker) measuredElem(e ast.Expr) {
 		return
 	}
 	if id, ok := a.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
-		w.measured(id.Value)
+		// The element at a number (if ARGV[3] then) shows the list holds
+		// it and those before it; one at an index the checker cannot
+		// read (ARGV[i]) may be any.
+		n := MeasuredAll
+		if num, ok := a.Key.(*ast.NumberExpr); ok {
+			if i, err := strconv.Atoi(num.Value); err == nil && i >= 1 {
+				n = i
+			}
+		}
+		w.measured(id.Value, n)
 	}
 	// A field of a table local that lists one (local t = {ARGV[3]}, if
 	// t[1] then) tests it as well.
 	if _, table, i := w.listedElem(a); i > 0 {
-		w.measured(table)
+		w.measured(table, i)
 	}
+}
+
+// elemIndex is n when text is table[n] (ARGV[3]), 0 else.
+func elemIndex(text, table string) int {
+	rest, ok := strings.CutPrefix(text, table+"[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return 0
+	}
+	i, err := strconv.Atoi(strings.TrimSuffix(rest, "]"))
+	if err != nil || i < 1 {
+		return 0
+	}
+	return i
 }
 
 // listedElem is the field a of a table local, neither spoiled nor
@@ -4163,13 +4191,13 @@ func (w *walker) listedElem(a *ast.AttrGetExpr) (Value, string, int) {
 	return f, table, i
 }
 
-// measured records that the script reads the length of KEYS or ARGV
-// (table), or tests whether it holds an element.
-func (w *walker) measured(table string) {
+// measured records that the script tests whether KEYS or ARGV (table)
+// holds its element n, or reads its length (n MeasuredAll).
+func (w *walker) measured(table string, n int) {
 	if w.f.Measured == nil {
-		w.f.Measured = map[string]bool{}
+		w.f.Measured = map[string]int{}
 	}
-	w.f.Measured[table] = true
+	w.f.Measured[table] = max(w.f.Measured[table], n)
 }
 
 // truth records e as a truth test when it is a command's reply; it runs
