@@ -1899,6 +1899,8 @@ func TestIntegerArgWarnings(t *testing.T) {
 			want: []string{
 				`scripts/x.lua:6:12: warning: >= compares v (the reply of GET) with ARGV[1] as strings, since ARGV[1] (@arg limit int64) holds its number as text: Lua orders strings character by character, so "10" < "9"; compare numbers: tonumber(...) on both sides`,
 				`scripts/x.lua:10:7: warning: < compares ms (ARGV[2]) with "1000" as strings, since ARGV[2] (@arg ttl duration) holds its number as text: Lua orders strings character by character, so "10" < "9"; compare numbers: tonumber(...) on both sides`,
+				// (The test of v at line 6 holds in that if only.)
+				`scripts/x.lua:13:16: warning: > compares tonumber(v (the reply of GET)), which is nil when GET replies nil: Lua fails the script at run time on nil ("attempt to compare ..."); hold it in a local and test that first (if not v then ... end), or give a default (tonumber(redis.call(...) or '0'))`,
 			},
 		},
 		{

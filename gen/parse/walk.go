@@ -1739,6 +1739,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 	case *ast.IfStmt:
 		defer w.probe(s.Condition)()
+		defer w.testedHere(s)()
 		w.cond(s.Condition)
 		notNil, isNil := w.nilGuards(s.Condition, false), w.nilGuards(s.Condition, true)
 		// A local given a value on every path of the if holds none of
@@ -2313,6 +2314,105 @@ func assignedNames(list []ast.Stmt) []string {
 	return names
 }
 
+// testedHere makes a read of a local holding a reply in the condition of
+// the if s, and in its branches, a test of it there only: the function it
+// returns, called once s is walked, takes it back for the locals the
+// condition reads that s does not assign. Past the if, the reply is as
+// untested as before it (if v then ... end, if not v then redis.call(...)
+// end, then v .. 'x': false when the reply was nil), unless a branch
+// leaves or gives it a value, which the guards past the if tell. (Not
+// when a branch leaves other than by a return, error() or break last in
+// it, if not v then if c then return 1 else return 2 end end, which they
+// do not tell: the reads count as they did.)
+func (w *walker) testedHere(s *ast.IfStmt) func() {
+	type read struct {
+		l  *local
+		ns nilSource
+	}
+	for _, b := range [][]ast.Stmt{s.Then, s.Else} {
+		if !exits(b) && !endsWithBreak(b) && leaves(b) {
+			return func() {}
+		}
+	}
+	var reads []read
+	for _, n := range exprNames(s.Condition, nil) {
+		if l, _ := w.lookup(n); l != nil && l.nilv.set && !l.nilv.tested && !assigns([]ast.Stmt{s}, n) &&
+			!slices.ContainsFunc(reads, func(r read) bool { return r.l == l }) {
+			reads = append(reads, read{l, l.nilv})
+		}
+	}
+	ops := len(w.f.Operations)
+	return func() {
+		for _, r := range reads {
+			// (Not one an operation there was recorded on: each
+			// assignment is reported once, see operation.)
+			recorded := slices.ContainsFunc(w.f.Operations[ops:], func(o Operation) bool {
+				return o.Operand.Type == OperandReply && o.Operand.Call == r.ns.call && !o.Tested
+			})
+			if ns := r.l.nilv; ns.set && ns.call == r.ns.call && ns.tonumber == r.ns.tonumber && ns.some == r.ns.some && !recorded {
+				r.l.nilv.tested = false
+			}
+		}
+	}
+}
+
+// leaves reports whether a statement of list, or of a block in it (not a
+// function's body), is a return, a break or a call of error.
+func leaves(list []ast.Stmt) bool {
+	for _, st := range list {
+		switch x := st.(type) {
+		case *ast.ReturnStmt, *ast.BreakStmt:
+			return true
+		case *ast.FuncCallStmt:
+			if exits([]ast.Stmt{x}) {
+				return true
+			}
+		}
+		if slices.ContainsFunc(blocksOf(st), leaves) {
+			return true
+		}
+	}
+	return false
+}
+
+// exprNames appends to names those e reads (not in a function written in
+// it, nor as an argument of a call other than type(v) and tonumber(v): a
+// function may deal with nil, if not valid(v) then return end, where the
+// checker cannot tell).
+func exprNames(e ast.Expr, names []string) []string {
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		names = append(names, x.Value)
+	case *ast.AttrGetExpr:
+		names = exprNames(x.Key, exprNames(x.Object, names))
+	case *ast.FuncCallExpr:
+		if id, ok := x.Func.(*ast.IdentExpr); ok && (id.Value == "type" || id.Value == "tonumber") && x.Receiver == nil {
+			for _, a := range x.Args {
+				names = exprNames(a, names)
+			}
+		}
+	case *ast.LogicalOpExpr:
+		names = exprNames(x.Rhs, exprNames(x.Lhs, names))
+	case *ast.RelationalOpExpr:
+		names = exprNames(x.Rhs, exprNames(x.Lhs, names))
+	case *ast.StringConcatOpExpr:
+		names = exprNames(x.Rhs, exprNames(x.Lhs, names))
+	case *ast.ArithmeticOpExpr:
+		names = exprNames(x.Rhs, exprNames(x.Lhs, names))
+	case *ast.UnaryNotOpExpr:
+		names = exprNames(x.Expr, names)
+	case *ast.UnaryMinusOpExpr:
+		names = exprNames(x.Expr, names)
+	case *ast.UnaryLenOpExpr:
+		names = exprNames(x.Expr, names)
+	case *ast.TableExpr:
+		for _, f := range x.Fields {
+			names = exprNames(f.Value, exprNames(f.Key, names))
+		}
+	}
+	return names
+}
+
 // assigns reports whether a statement of list, or of a block in it (not a
 // function's body), assigns name.
 func assigns(list []ast.Stmt, name string) bool {
@@ -2785,6 +2885,18 @@ func (w *walker) guarded(l *local) bool {
 		return true
 	}
 	return l.guard != 0 && slices.Contains(w.scopeIDs, l.guard)
+}
+
+// heldNil is the reply l holds (local.nilv), taken as tested where a test
+// around shows it neither nil nor false (after if not v then return end,
+// in the body of if v): a value made of it there (tonumber(v), a call
+// passing it) is too.
+func (w *walker) heldNil(l *local) nilSource {
+	ns := l.nilv
+	if ns.set && w.guarded(l) && !w.knownFalse(l) {
+		ns.tested = true
+	}
+	return ns
 }
 
 // paramTyped reports whether the parameter l (or the one it copies) had its
@@ -3498,7 +3610,7 @@ func (w *walker) expr(e ast.Expr) {
 						}
 					} else if id, ok := a.(*ast.IdentExpr); ok {
 						if l, _ := w.lookup(id.Value); l != nil && l.nilv.set && !l.nilv.tonumber {
-							rp.ns = l.nilv
+							rp.ns = w.heldNil(l)
 						}
 					}
 					if id, ok := a.(*ast.IdentExpr); ok && rp.call == nil && !rp.ns.set {
@@ -7199,7 +7311,7 @@ func (w *walker) nilSourceOf(e ast.Expr, call int) nilSource {
 		}
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(x.Value); l != nil {
-			return l.nilv
+			return w.heldNil(l)
 		}
 	}
 	return nilSource{}
