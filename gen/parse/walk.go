@@ -497,8 +497,10 @@ func (w *walker) setMayParam(name string, e ast.Expr) {
 		// that leaves the local's scope too.
 		l.mayParams = slices.DeleteFunc(slices.Clone(l.mayParams), func(m mayParam) bool { return slices.Contains(m.path, cur) })
 	}
+	// (A parameter assigned is checked as a local: given another
+	// parameter, v = w, it may hold what a call passed that one.)
 	id, ok := e.(*ast.IdentExpr)
-	if !ok || l.paramOf != nil || l.fn != w.depth {
+	if !ok || l.fn != w.depth {
 		return
 	}
 	if p, _ := w.lookup(id.Value); p != nil && p != l && p.paramOf != nil && !p.assigned && p.fn == w.depth && !w.guarded(p) && !p.typed && !slices.ContainsFunc(l.mayParams, func(m mayParam) bool { return m.p == p && slices.Equal(m.path, w.scopeIDs) }) {
@@ -1413,6 +1415,13 @@ func (w *walker) assign(name string, v Value) {
 			// A copy of a parameter given another value holds that
 			// value, no longer the parameter's: checked as a local.
 			l.paramOf, l.param, l.aliasOf = nil, 0, nil
+		}
+		if l.paramOf != nil && !l.assigned && i != len(w.scopes)-1 && l.fn == w.depth && !w.guarded(l) && !l.typed {
+			// A parameter first given a value on some paths (if c then
+			// v = 'x' end) holds what a call passed it on the others:
+			// one it may hold (see local.mayParams), as given where it
+			// is declared.
+			l.mayParams = []mayParam{{p: l, path: slices.Clone(w.scopeIDs[:i+1])}}
 		}
 		l.assigned, l.fnExpr = true, nil
 		l.assigns++
@@ -5250,10 +5259,12 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			}
 			// A local given a parameter on some paths (y = v), also
 			// one assigned since (v = 'x'): it holds what a call passed.
-			if l, _ := w.lookup(id.Value); l != nil && l.paramOf == nil && l.fn == w.depth && !w.dry {
+			if l, _ := w.lookup(id.Value); l != nil && (l.paramOf == nil || l.assigned) && l.fn == w.depth && !w.dry {
 				for j, m := range l.mayParams {
 					if p := m.p; !slices.ContainsFunc(l.mayParams[:j], func(o mayParam) bool { return o.p == p }) {
-						elemPars = append(elemPars, upval{arg: i, l: p, name: id.Value, via: true, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(p.paramOf)})
+						// (The parameter itself on the paths that do not
+						// assign it: as the parameter.)
+						elemPars = append(elemPars, upval{arg: i, l: p, name: id.Value, via: p != l, tested: paramValueRead(l), guarded: w.guarded(l), nilOnly: w.knownNilOnly(l), conds: w.condsOf(p.paramOf)})
 					}
 				}
 			}
