@@ -451,18 +451,8 @@ func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Dur
 	return held, true, err
 }
 
-// leanRenewal renews lean holds with one pipelined LeanRenewMulti.
-var leanRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
-	calls := make([]generated.LeanRenewArgs, len(hs))
-	for i, h := range hs {
-		calls[i] = generated.LeanRenewArgs{Lock: h.key, Fence: h.prim.(interface{ fenceKey() string }).fenceKey(), Lease: h.lease, Owner: h.field, Token: h.renewToken()}
-	}
-	out := make([]renewReply, len(hs))
-	for i, rep := range generated.LeanRenewMulti(ctx, rc, calls) {
-		out[i] = renewReply{held: rep.Value, err: rep.Err}
-	}
-	return out
-}, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
+// leanRenewal renews lean holds (LeanRenew).
+var leanRenewal = &renewKind{command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
 	return generated.LeanRenewCommand(rc, h.key, h.prim.(interface{ fenceKey() string }).fenceKey(), h.lease, h.field, h.renewToken())
 }, decode: generated.DecodeLeanRenew}
 

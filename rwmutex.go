@@ -184,35 +184,14 @@ func (r readLocker) TryLock(ctx context.Context, wait time.Duration) (context.Co
 func (r readLocker) Unlock(ctx context.Context) error { return r.rw.RUnlock(ctx) }
 
 // rwReadRenewal renews read holds: the owner's lease keys and the hash.
-var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
-	calls := make([]generated.RwReadRenewArgs, len(hs))
-	for i, h := range hs {
-		calls[i] = generated.RwReadRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, h.field), Lease: h.lease, Owner: h.field, Nonce: h.renewToken()}
-	}
-	out := make([]renewReply, len(hs))
-	for i, rep := range generated.RwReadRenewMulti(ctx, rc, calls) {
-		out[i] = renewReply{held: rep.Value, err: rep.Err}
-	}
-	return out
-}, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
+var rwReadRenewal = &renewKind{command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
 	return generated.RwReadRenewCommand(rc, h.key, rwTimeouts(h.key, h.field), h.lease, h.field, h.renewToken())
 }, decode: generated.DecodeRwReadRenew}
 
 // rwWriteRenewal renews write holds: the lock's expiry, kept at least as
 // long as the writer's own read holds. Renewals announce nothing (announce
 // false: their publish command is never run).
-var rwWriteRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
-	calls := make([]generated.RwWriteRenewArgs, len(hs))
-	for i, h := range hs {
-		reader := strings.TrimSuffix(h.field, ":write")
-		calls[i] = generated.RwWriteRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, reader), Fence: h.prim.spec().fence, Channel: h.prim.spec().channel, Lease: h.lease, WriteOwner: h.field, ReadOwner: reader, Token: h.renewToken(), Publish: "publish"}
-	}
-	out := make([]renewReply, len(hs))
-	for i, rep := range generated.RwWriteRenewMulti(ctx, rc, calls) {
-		out[i] = renewReply{held: rep.Value, err: rep.Err}
-	}
-	return out
-}, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
+var rwWriteRenewal = &renewKind{command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
 	reader := strings.TrimSuffix(h.field, ":write")
 	return generated.RwWriteRenewCommand(rc, h.key, rwTimeouts(h.key, reader), h.prim.spec().fence, h.prim.spec().channel, h.lease, h.field, reader, h.renewToken(), "publish", false, false)
 }, decode: generated.DecodeRwWriteRenew}

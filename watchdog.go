@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -96,7 +97,7 @@ type watchdog struct {
 
 	// scripted holds the kinds of renewal (mutexRenewal for Mutex-shaped
 	// holds) each node (scriptNode) has answered, so has the script of:
-	// until then they go as EVAL (evalRenew). Guarded by scriptedMu, apart
+	// until then they go as EVAL (renewPlain). Guarded by scriptedMu, apart
 	// from mu, which the schedule takes.
 	scriptedMu sync.Mutex
 	scripted   map[scriptedKey]bool
@@ -128,20 +129,17 @@ type renewal struct {
 	soon bool
 }
 
-// renewKind is a way of renewing holds other than MutexRenew (for example an
-// RWMutex read hold). Due holds of one kind share one pipelined round trip.
+// renewKind is a way of renewing holds (MutexRenew, or for example an
+// RWMutex read hold's). Due holds of every kind share one pipelined round
+// trip (renewPlain; with the failover guard's WAIT, renewGuarded).
 type renewKind struct {
-	// renew renews hs and returns one reply per hold, in order: held=false
-	// means the hold is gone on the server.
-	renew func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply
-	// command builds h's renewal, and decode reads its reply, for a
-	// pipeline with the failover guard's WAIT.
+	// command builds h's renewal (EVALSHA), and decode reads its reply:
+	// held=false means the hold is gone on the server.
 	command func(rc rueidis.Client, h *hold) (rueidis.Completed, error)
 	decode  func(rueidis.RedisResult) (bool, error)
 }
 
-// mutexRenewal builds and reads a Mutex-shaped hold's renewal (MutexRenew)
-// for the failover guard; unguarded ones go out in one MutexRenewMulti.
+// mutexRenewal builds and reads a Mutex-shaped hold's renewal (MutexRenew).
 var mutexRenewal = &renewKind{
 	command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
 		return generated.MutexRenewCommand(rc, h.key, h.prim.spec().fence, h.lease, h.field, h.renewToken())
@@ -628,21 +626,19 @@ var errNotHeldAtRelease = errors.New("release found the lock no longer held by t
 // the server no longer had its earlier hold.
 var errGrantedAfresh = errors.New("its owner was granted the lock afresh: the server no longer had this hold")
 
-// renewBatch renews a batch, Mutex-shaped holds with one pipelined
-// MutexRenewMulti and every other kind with its own pipelined call. Holds
-// under the failover guard, when the primary has replicas, are renewed
-// apart, followed by WAIT (renewGuarded).
+// renewBatch renews a batch. The holds not under the failover guard go out
+// in one pipeline whatever their kinds (renewPlain), as one round trip:
+// sent kind after kind, each kind after the reply to the one before, a
+// round took a round trip per kind, and on a slow link the kinds sent last
+// had their replies past their holds' loss deadlines. Holds under the
+// guard, when the primary has replicas, are renewed apart, followed by
+// WAIT (renewGuarded), and not after the others' replies either.
 func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewReply {
 	replies := make([]renewReply, len(batch))
-	var calls []generated.MutexRenewArgs
-	var at []int
-	var kinds []*renewKind
-	others := map[*renewKind][]int{}
+	var plain []int
 	var guarded []int
 	var waits []guardWait
 	var timeout time.Duration
-	var evals []*renewKind
-	eval := map[*renewKind][]int{}
 	// Every hold of a round is on one node (on a Cluster, a round is one
 	// hash slot's: renewDue), so each kind is looked up once.
 	var known map[*renewKind]bool
@@ -660,70 +656,131 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 			timeout = max(timeout, g.timeout)
 			continue
 		}
-		k := kindOf(r)
-		has, seen := known[k]
-		if !seen {
-			has = !slow && w.hasScript(k, node)
+		if k := kindOf(r); !hasKey(known, k) {
 			if known == nil {
 				known = map[*renewKind]bool{}
 			}
-			known[k] = has
+			known[k] = !slow && w.hasScript(k, node)
 		}
-		if !has {
-			if _, seen := eval[k]; !seen {
-				evals = append(evals, k)
-			}
-			eval[k] = append(eval[k], i)
-			continue
-		}
-		if r.kind == nil {
-			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Fence: r.h.prim.spec().fence, Lease: r.h.lease, Owner: r.h.field, Token: r.h.renewToken()})
-			at = append(at, i)
-			continue
-		}
-		if _, seen := others[r.kind]; !seen {
-			kinds = append(kinds, r.kind)
-		}
-		others[r.kind] = append(others[r.kind], i)
+		plain = append(plain, i)
 	}
-	if len(calls) > 0 {
-		reps := w.each(ctx, len(calls), func(ctx context.Context, lo, hi int) []renewReply {
-			out := make([]renewReply, 0, hi-lo)
-			for _, rep := range generated.MutexRenewMulti(ctx, w.rc, calls[lo:hi]) {
-				out = append(out, renewReply{held: rep.Value, err: rep.Err})
-			}
-			return out
+	var done chan struct{}
+	if len(guarded) > 0 {
+		if len(plain) == 0 {
+			w.renewGuarded(ctx, batch, guarded, waits, timeout, node, slow, replies)
+			return replies
+		}
+		// Both in one round (the replica count changed since renewDue
+		// split them): neither waits for the other's reply.
+		done = make(chan struct{})
+		go func() {
+			defer close(done)
+			w.renewGuarded(ctx, batch, guarded, waits, timeout, node, slow, replies)
+		}()
+	}
+	if len(plain) > 0 {
+		reps := w.each(ctx, len(plain), func(ctx context.Context, lo, hi int) []renewReply {
+			return w.renewPlain(ctx, batch, plain[lo:hi], known, node)
 		})
 		for j, rep := range reps {
-			replies[at[j]] = rep
+			replies[plain[j]] = rep
 		}
 	}
-	for _, k := range kinds {
-		idx := others[k]
-		hs := make([]*hold, len(idx))
-		for j, i := range idx {
-			hs[j] = batch[i].h
-		}
-		reps := w.each(ctx, len(hs), func(ctx context.Context, lo, hi int) []renewReply { return k.renew(ctx, w.rc, hs[lo:hi]) })
-		for j, rep := range reps {
-			replies[idx[j]] = rep
-		}
-	}
-	for _, k := range evals {
-		idx := eval[k]
-		hs := make([]*hold, len(idx))
-		for j, i := range idx {
-			hs[j] = batch[i].h
-		}
-		reps := w.each(ctx, len(hs), func(ctx context.Context, lo, hi int) []renewReply { return w.evalRenew(ctx, k, node, hs[lo:hi]) })
-		for j, rep := range reps {
-			replies[idx[j]] = rep
-		}
-	}
-	if len(guarded) > 0 {
-		w.renewGuarded(ctx, batch, guarded, waits, timeout, node, slow, replies)
+	if done != nil {
+		<-done
 	}
 	return replies
+}
+
+func hasKey(m map[*renewKind]bool, k *renewKind) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// renewPlain renews the holds of batch at idx, of any kinds, in one
+// pipeline, and returns their replies in idx's order. A kind not in
+// scripted (node has not answered a renewal of it, hasScript, or the link
+// is slow, slowFor) goes as EVAL with the script's source: sent as EVALSHA, a renewal the server has no script for
+// (the first one after a grant) is answered NOSCRIPT and sent again as
+// EVAL, two round trips, and on a link whose round trip is over a third of
+// the lease its reply came after the loss deadline the grant set. Once the
+// node has answered one, the kind goes as EVALSHA there, without the
+// source: a server that loses its scripts later (restarted, SCRIPT FLUSH, a
+// failover to a replica behind the same address) answers NOSCRIPT, and
+// those renewals alone go again as EVAL, which loads the script again (a
+// Cluster failover names another node, whose first renewal goes as EVAL).
+func (w *watchdog) renewPlain(ctx context.Context, batch []*renewal, idx []int, scripted map[*renewKind]bool, node string) []renewReply {
+	out := make([]renewReply, len(idx))
+	build := func(j int, eval bool) (rueidis.Completed, error) {
+		r := batch[idx[j]]
+		cmd, err := kindOf(r).command(w.rc, r.h)
+		if err == nil && eval {
+			cmd, err = generated.EvalOf(w.rc, cmd)
+		}
+		return cmd, err
+	}
+	cmds := make(rueidis.Commands, 0, len(idx))
+	sent := make([]int, 0, len(idx))
+	for j := range idx {
+		cmd, err := build(j, !scripted[kindOf(batch[idx[j]])])
+		if err != nil {
+			out[j].err = err
+			continue
+		}
+		cmds = append(cmds, cmd)
+		sent = append(sent, j)
+	}
+	if len(cmds) == 0 {
+		return out
+	}
+	var retry []int
+	var answered []*renewKind // kinds sent as EVAL that node answered
+	for n, resp := range w.rc.DoMulti(ctx, cmds...) {
+		j := sent[n]
+		k := kindOf(batch[idx[j]])
+		if scripted[k] && noScript(resp) {
+			retry = append(retry, j)
+			continue
+		}
+		held, err := k.decode(resp)
+		out[j] = renewReply{held: held, err: err}
+		if err == nil && !scripted[k] && !slices.Contains(answered, k) {
+			answered = append(answered, k)
+		}
+	}
+	for _, k := range answered {
+		w.answered(k, node)
+	}
+	if len(retry) == 0 {
+		return out
+	}
+	// Built again: rueidis recycles a command once it is answered.
+	evals := make(rueidis.Commands, 0, len(retry))
+	sent = sent[:0]
+	for _, j := range retry {
+		cmd, err := build(j, true)
+		if err != nil {
+			out[j].err = err
+			continue
+		}
+		evals = append(evals, cmd)
+		sent = append(sent, j)
+	}
+	if len(evals) == 0 {
+		return out
+	}
+	for n, resp := range w.rc.DoMulti(ctx, evals...) {
+		j := sent[n]
+		held, err := kindOf(batch[idx[j]]).decode(resp)
+		out[j] = renewReply{held: held, err: err}
+	}
+	return out
+}
+
+// noScript reports a NOSCRIPT reply: the node has no script of that SHA-1.
+func noScript(resp rueidis.RedisResult) bool {
+	re, ok := rueidis.IsRedisErr(resp.Error())
+	return ok && re.IsNoScript()
 }
 
 // slowFor reports whether renewals sent to node under ctx (the round's,
@@ -807,50 +864,6 @@ func (w *watchdog) hasScript(k *renewKind, node string) bool {
 	return w.scripted[scriptedKey{k, node}]
 }
 
-// evalRenew renews hs, holds of kind k on a node that has not answered a
-// renewal of that kind yet, with EVAL and the script's source: sent as
-// EVALSHA, a renewal the server has no script for (the first one after a
-// grant) is answered NOSCRIPT and sent again as EVAL, two round trips, and
-// on a link whose round trip is over a third of the lease its reply came
-// after the loss deadline the grant set. Once the node has answered one,
-// the kind goes as EVALSHA there, without the source, while the link is
-// fast enough for a second round trip (slowFor): a server that loses its
-// scripts later (restarted, SCRIPT FLUSH, a failover to a replica behind
-// the same address) answers the next renewal NOSCRIPT and runs it as EVAL,
-// which loads the script again, one round trip more for that renewal alone
-// (a Cluster failover names another node, whose first renewal goes as
-// EVAL).
-func (w *watchdog) evalRenew(ctx context.Context, k *renewKind, node string, hs []*hold) []renewReply {
-	out := make([]renewReply, len(hs))
-	cmds := make(rueidis.Commands, 0, len(hs))
-	at := make([]int, 0, len(hs))
-	for i, h := range hs {
-		cmd, err := k.command(w.rc, h)
-		if err == nil {
-			cmd, err = generated.EvalOf(w.rc, cmd)
-		}
-		if err != nil {
-			out[i].err = err
-			continue
-		}
-		cmds = append(cmds, cmd)
-		at = append(at, i)
-	}
-	if len(cmds) == 0 {
-		return out
-	}
-	answered := false
-	for j, resp := range w.rc.DoMulti(ctx, cmds...) {
-		held, err := k.decode(resp)
-		out[at[j]] = renewReply{held: held, err: err}
-		answered = answered || err == nil
-	}
-	if answered {
-		w.answered(k, node)
-	}
-	return out
-}
-
 // renewGuarded renews the holds of batch at idx with WAIT after them on the
 // same connection, so that a renewal not acknowledged by the replicas its
 // wait in waits names (per hold, WithGuardReplicas) within timeout is
@@ -861,7 +874,7 @@ func (w *watchdog) evalRenew(ctx context.Context, k *renewKind, node string, hs 
 //
 // A kind node has not answered a renewal of yet, or any kind on a slow link
 // (slow, see slowFor), goes as EVAL with its script's source, as unguarded
-// ones do (evalRenew): as EVALSHA to a node without the script, it was
+// ones do (renewPlain): as EVALSHA to a node without the script, it was
 // answered NOSCRIPT and sent again with a WAIT of its own, two round trips.
 func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int, waits []guardWait, timeout time.Duration, node string, slow bool, replies []renewReply) {
 	calls := make([]guardedCall, len(idx))
