@@ -130,7 +130,7 @@ func TestFairRedissonCancelSkipsStaleWaiter(t *testing.T) {
 	const leaving, stale = "0f0e0d0c-0000-4000-8000-000000000001:1", "0f0e0d0c-0000-4000-8000-000000000000:1"
 	for _, field := range []string{leaving, stale} {
 		if r, err := generated.FairRedissonAcquire(ctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.m.channel,
-			time.Minute, field, DefaultRedissonThreadWaitTime, time.Now(), true, time.Hour, "publish"); err != nil || r.Status != 0 {
+			time.Minute, field, DefaultRedissonThreadWaitTime, time.Now(), true, time.Hour, "publish", DefaultRedissonThreadWaitTime); err != nil || r.Status != 0 {
 			t.Fatalf("queueing %s: %+v, %v", field, r, err)
 		}
 	}

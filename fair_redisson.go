@@ -69,7 +69,7 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle, publish)
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle, publish, f.threadWait)
 	}
 	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
 		serverLease, field, f.ctlFor(wait != 0, rewake), publish)
@@ -88,7 +88,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle, publish)
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle, publish, f.threadWait)
 		return fairReply{Status: r.Status, Value: r.Value, Head: r.Head}, err
 	}
 	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,

@@ -27,7 +27,7 @@ const fairRedissonAcquireSource = `#!lua
 -- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
 -- A re-entry with a lease that brings the lock's expiry forward moves every
 -- queued waiter's score earlier by as much (no score below now + lease +
--- waitTime, so no live waiter is evicted) and sends "0" to the queue's head
+-- threadWaitTime, so no live waiter is evicted) and sends "0" to the queue's head
 -- on its channel, as an Extend to that lease does (MutexExtend): the head, a
 -- Redisson waiter too, slept on the longer TTL it was told, and reads its
 -- estimate from its score when it asks again.
@@ -48,6 +48,7 @@ const fairRedissonAcquireSource = `#!lua
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    threadWait     duration   Redisson's threadWaitTime, the floor of the scores a shorter re-entry moves (a TryLock wait sets only the caller's own)
 -- @return {status int64, value int64, head int64}
 -- @commands publish spublish
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
@@ -126,11 +127,14 @@ if held[1] then
         -- not later renewals or longer re-entries: moved by the whole
         -- difference, a score could pass now and the next caller would
         -- evict a live waiter. None goes below the head's deadline under
-        -- the new lease (now + lease + waitTime).
+        -- the new lease (now + lease + threadWaitTime): the head queued with
+        -- its own wait, not this caller's TryLock wait, and one moved to a
+        -- deadline by a shorter wait reads a negative estimate (Redisson's
+        -- lock() then waits for a message only) and is evicted once it passes.
         local earlier = before - tonumber(ARGV[1])
         local low = redis.call('zrange', KEYS[3], '0', '0', 'withscores')
         if low[2] then
-          local room = tonumber(low[2]) - (now + tonumber(ARGV[1]) + waitTime)
+          local room = tonumber(low[2]) - (now + tonumber(ARGV[1]) + tonumber(ARGV[8]))
           if room < earlier then
             earlier = room
           end
@@ -186,7 +190,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "1c0fb5c0051a994d5be1a6d57c89c154275f9072"
+const fairRedissonAcquireSHA1 = "2adbc564d125f57581a607a0d6c151ea0fcffbb4"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -211,7 +215,7 @@ type FairRedissonAcquireResult struct {
 // not acquired (ttl as Redisson computes it; head 1 when the caller is first).
 // A re-entry with a lease that brings the lock's expiry forward moves every
 // queued waiter's score earlier by as much (no score below now + lease +
-// waitTime, so no live waiter is evicted) and sends "0" to the queue's head
+// threadWaitTime, so no live waiter is evicted) and sends "0" to the queue's head
 // on its channel, as an Extend to that lease does (MutexExtend): the head, a
 // Redisson waiter too, slept on the longer TTL it was told, and reads its
 // estimate from its score when it asks again.
@@ -222,7 +226,7 @@ type FairRedissonAcquireResult struct {
 // costs no further command.
 //
 // Redis script flags: none (#!lua).
-func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration, publish string) (FairRedissonAcquireResult, error) {
+func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration, publish string, threadWait time.Duration) (FairRedissonAcquireResult, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return FairRedissonAcquireResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -243,6 +247,9 @@ func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, que
 	if err := checkDurations("FairRedissonAcquire", "fenceIdle", fenceIdle); err != nil {
 		return FairRedissonAcquireResult{}, err
 	}
+	if err := checkDurations("FairRedissonAcquire", "threadWait", threadWait); err != nil {
+		return FairRedissonAcquireResult{}, err
+	}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkHashTags("FairRedissonAcquire", "channel", channel); err != nil {
 			return FairRedissonAcquireResult{}, err
@@ -254,24 +261,25 @@ func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, que
 			return FairRedissonAcquireResult{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle), publish}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle), publish, msArg(threadWait)}
 	return fairRedissonAcquireDecode(fairRedissonAcquireScript.Exec(ctx, c, keys, args))
 }
 
 // FairRedissonAcquireArgs holds the keys and arguments of one call in FairRedissonAcquireMulti.
 type FairRedissonAcquireArgs struct {
-	Lock      string
-	Queue     string // redisson_lock_queue:{name}
-	Timeouts  string // redisson_lock_timeout:{name}
-	Fence     string // redisson_lock_token:{name}
-	Channel   string // redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
-	Lease     time.Duration
-	Owner     string
-	WaitTime  time.Duration // Redisson's threadWaitTime, or the tryLock wait
-	Now       time.Time     // the caller's clock, as Redisson's currentTime
-	Enqueue   bool          // queue the caller when the lock cannot be taken now
-	FenceIdle time.Duration // how long a token counter lives from its start (see MutexAcquire)
-	Publish   string        // "publish", or "spublish" for sharded channels
+	Lock       string
+	Queue      string // redisson_lock_queue:{name}
+	Timeouts   string // redisson_lock_timeout:{name}
+	Fence      string // redisson_lock_token:{name}
+	Channel    string // redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
+	Lease      time.Duration
+	Owner      string
+	WaitTime   time.Duration // Redisson's threadWaitTime, or the tryLock wait
+	Now        time.Time     // the caller's clock, as Redisson's currentTime
+	Enqueue    bool          // queue the caller when the lock cannot be taken now
+	FenceIdle  time.Duration // how long a token counter lives from its start (see MutexAcquire)
+	Publish    string        // "publish", or "spublish" for sharded channels
+	ThreadWait time.Duration // Redisson's threadWaitTime, the floor of the scores a shorter re-entry moves (a TryLock wait sets only the caller's own)
 }
 
 // FairRedissonAcquireReply is the reply to one call in FairRedissonAcquireMulti.
@@ -313,6 +321,10 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 			continue
 		}
 		if err := checkDurations("FairRedissonAcquire", "fenceIdle", calls[i].FenceIdle); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairRedissonAcquire", "threadWait", calls[i].ThreadWait); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -364,7 +376,7 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration, publish string) (rueidis.Completed, error) {
+func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration, publish string, threadWait time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -385,6 +397,9 @@ func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, tim
 	if err := checkDurations("FairRedissonAcquire", "fenceIdle", fenceIdle); err != nil {
 		return rueidis.Completed{}, err
 	}
+	if err := checkDurations("FairRedissonAcquire", "threadWait", threadWait); err != nil {
+		return rueidis.Completed{}, err
+	}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkHashTags("FairRedissonAcquire", "channel", channel); err != nil {
 			return rueidis.Completed{}, err
@@ -396,7 +411,7 @@ func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, tim
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle), publish}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle), publish, msArg(threadWait)}
 	return c.B().Evalsha().Sha1(fairRedissonAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -408,7 +423,7 @@ func DecodeFairRedissonAcquire(resp rueidis.RedisResult) (FairRedissonAcquireRes
 // fairRedissonAcquireEncode returns the KEYS and ARGV of one FairRedissonAcquire call.
 func fairRedissonAcquireEncode(a *FairRedissonAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Channel}
-	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaitTime), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), msArg(a.FenceIdle), a.Publish}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaitTime), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), msArg(a.FenceIdle), a.Publish, msArg(a.ThreadWait)}
 	return keys, args
 }
 

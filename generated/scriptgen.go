@@ -65,7 +65,7 @@ var Scripts = []Script{{
 	SHA1:      fairOtherQueueSHA1,
 	Source:    fairOtherQueueSource,
 }, {
-	Args:      []string{"lease", "owner", "waitTime", "now", "enqueue", "fenceIdle", "publish"},
+	Args:      []string{"lease", "owner", "waitTime", "now", "enqueue", "fenceIdle", "publish", "threadWait"},
 	File:      "scripts/fair_redisson_acquire.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "fence", "channel"},
 	Name:      "FairRedissonAcquire",

@@ -13,7 +13,7 @@
 -- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
 -- A re-entry with a lease that brings the lock's expiry forward moves every
 -- queued waiter's score earlier by as much (no score below now + lease +
--- waitTime, so no live waiter is evicted) and sends "0" to the queue's head
+-- threadWaitTime, so no live waiter is evicted) and sends "0" to the queue's head
 -- on its channel, as an Extend to that lease does (MutexExtend): the head, a
 -- Redisson waiter too, slept on the longer TTL it was told, and reads its
 -- estimate from its score when it asks again.
@@ -34,6 +34,7 @@
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    threadWait     duration   Redisson's threadWaitTime, the floor of the scores a shorter re-entry moves (a TryLock wait sets only the caller's own)
 -- @return {status int64, value int64, head int64}
 -- @commands publish spublish
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
@@ -112,11 +113,14 @@ if held[1] then
         -- not later renewals or longer re-entries: moved by the whole
         -- difference, a score could pass now and the next caller would
         -- evict a live waiter. None goes below the head's deadline under
-        -- the new lease (now + lease + waitTime).
+        -- the new lease (now + lease + threadWaitTime): the head queued with
+        -- its own wait, not this caller's TryLock wait, and one moved to a
+        -- deadline by a shorter wait reads a negative estimate (Redisson's
+        -- lock() then waits for a message only) and is evicted once it passes.
         local earlier = before - tonumber(ARGV[1])
         local low = redis.call('zrange', KEYS[3], '0', '0', 'withscores')
         if low[2] then
-          local room = tonumber(low[2]) - (now + tonumber(ARGV[1]) + waitTime)
+          local room = tonumber(low[2]) - (now + tonumber(ARGV[1]) + tonumber(ARGV[8]))
           if room < earlier then
             earlier = room
           end
