@@ -29,8 +29,9 @@ func TestForceUnlockFairSkipsDeadHead(t *testing.T) {
 	// The dead waiter: queued with a 100 ms deadline, then gone; the queue
 	// keys live on (set here, so they do not expire with it).
 	k := layout.For(prefix+name, false)
+	const dead = "0f0e0d0c-0000-4000-8000-000000000000:dead"
 	r, err := generated.FairAcquire(ctx, d.rc, k.Lock, k.FairQueue, k.FairTimeouts, k.Fence, k.FairWake,
-		time.Minute, "0f0e0d0c-0000-4000-8000-000000000000:dead", "e-100:3600000", "publish")
+		time.Minute, dead, "e-100:3600000", "publish")
 	if err != nil || r >= 0 {
 		t.Fatalf("queueing the dead waiter: %d, %v; want a refusal", r, err)
 	}
@@ -48,8 +49,16 @@ func TestForceUnlockFairSkipsDeadHead(t *testing.T) {
 			got <- time.Now()
 		}
 	}()
-	waitFor(t, ctx, func() bool { return inspectJSON(t, ctx, d, prefix, name).QueueLength == 2 })
-	time.Sleep(300 * time.Millisecond) // the dead waiter's deadline passes
+	// Both queued, the dead waiter first and past its deadline, the live
+	// one behind it. Read from the whole queue, stale entries included: on
+	// a loaded machine the dead waiter's 100 ms may pass before the live
+	// one queues, and it stays first in line all the same (only a call that
+	// finds the lock free evicts).
+	waitFor(t, ctx, func() bool {
+		rep := inspectJSON(t, ctx, d, prefix, name)
+		return len(rep.Queue) == 2 && rep.Queue[0].Field == dead && rep.Queue[0].Stale && !rep.Queue[1].Stale &&
+			rep.QueueLength == 1 && rep.StaleQueueLength == 1
+	})
 	start := time.Now()
 	if r := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, name); r.code != exitOK {
 		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
