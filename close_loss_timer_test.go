@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -9,18 +10,45 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// holdEndGate is an Observer whose HoldEnd waits for gate.
+// holdEndGate is an Observer whose HoldEnd, once armed, waits for gate.
+// Before it is armed a HoldEnd passes and is counted in early: on a loaded
+// machine a short lease can run out before LockWithLease returns, and that
+// end is reported by the acquiring call itself, which must not block.
 type holdEndGate struct {
 	*pairing
+	mu      sync.Mutex
+	armed   bool
+	early   int
 	entered chan struct{}
 	gate    chan struct{}
 	once    sync.Once
 }
 
 func (g *holdEndGate) HoldEnd(ctx context.Context, op Op, e HoldEvent) {
-	g.once.Do(func() { close(g.entered) })
-	<-g.gate
+	g.mu.Lock()
+	armed := g.armed
+	if !armed {
+		g.early++
+	}
+	g.mu.Unlock()
+	if armed {
+		g.once.Do(func() { close(g.entered) })
+		<-g.gate
+	}
 	g.pairing.HoldEnd(ctx, op, e)
+}
+
+// arm makes the next HoldEnd wait for gate, unless a hold already ended
+// (the caller then takes a new one with a longer lease).
+func (g *holdEndGate) arm() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.early > 0 {
+		g.early = 0
+		return false
+	}
+	g.armed = true
+	return true
 }
 
 // A hold's loss timer fires and reports its end (HoldEnd) while Close runs:
@@ -37,13 +65,24 @@ func TestCloseWaitsForLossTimerHoldEnd(t *testing.T) {
 	var gateOnce sync.Once
 	open := func() { gateOnce.Do(func() { close(o.gate) }) }
 	defer open()
-	m := mustMutex(t, c, "close-loss-timer")
-	if _, err := m.LockWithLease(testCtx(t, 10*time.Second), 100*time.Millisecond); err != nil {
-		t.Fatal(err)
+	// The hold must still be live when LockWithLease returns, so that its
+	// loss timer, not the acquisition, ends it: the lease doubles until it is.
+	lease := 100 * time.Millisecond
+	for ; ; lease *= 2 {
+		if lease > 10*time.Second {
+			t.Fatal("every hold's lease ran out before LockWithLease returned")
+		}
+		m := mustMutex(t, c, fmt.Sprintf("close-loss-timer-%d", lease.Milliseconds()))
+		if _, err := m.LockWithLease(testCtx(t, 10*time.Second+lease), lease); err != nil {
+			t.Fatal(err)
+		}
+		if o.arm() {
+			break
+		}
 	}
 	select {
 	case <-o.entered:
-	case <-time.After(5 * time.Second):
+	case <-time.After(lease + 5*time.Second):
 		t.Fatal("the hold's lease ran out and no HoldEnd came")
 	}
 	closed := make(chan struct{})
