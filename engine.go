@@ -8,7 +8,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -2617,30 +2616,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	last := false
 	lastOut := false // h.lastReleases counts this release
 	keeps := false   // the release sets the watchdog's lease (see leaseCallKeeping)
-	var lc *lockCtx  // ctx's lock context, when it is one of h's
 	if h != nil {
-		if l, _ := ctx.Value(lockCtxKey{}).(*lockCtx); l != nil && l.hold == h {
-			lc = l
-		}
 		id := holdID(s.key, field)
 		c.mu.Lock()
-		if lc != nil && !h.released() {
-			if i := slices.Index(h.unsure, lc); i >= 0 {
-				// An Unlock with lc panicked or ended its goroutine while
-				// its release was on its way: settled, not sent again.
-				h.unsure = slices.Delete(h.unsure, i, i+1)
-				lease := h.lease
-				c.mu.Unlock()
-				return c.unlockUnsure(rctx, ctx, p, h, lc, field, lease)
-			}
-			if !h.tracks(lc) && !h.released() {
-				// Given back already (an Unlock with it returned, or
-				// panicked in an Observer's ReleaseEnd after it): by owner,
-				// its release would give up another hold of the owner's.
-				c.mu.Unlock()
-				return fmt.Errorf("scriptlock: unlock %q: %w (its lock context was unlocked already)", s.name, ErrNotHeld)
-			}
-		}
 		if h.released() && ((c.holds[id] != nil && c.holds[id] != h) || c.acquiring[id] > 0) {
 			// An ended hold whose owner holds (or is acquiring) the lock
 			// anew under the same field: releasing by owner would give up
@@ -2718,24 +2696,11 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		guard = s.cfg.guardWait(c.replicasNow(s.key, s.cfg.guardReplicas))
 		guard.owner = owner
 	}
-	st, left, acked, err := func() (st releaseStatus, left time.Duration, acked bool, err error) {
+	st, left, acked, err := func() (releaseStatus, time.Duration, bool, error) {
 		if mark != nil {
 			defer mark.end() // also when the call panics (see acquire)
 		}
-		returned := false
-		defer func() {
-			if !returned && lc != nil {
-				// A panic or Goexit (a client wrapper's) after the release
-				// may have run: its hold stays counted, for an Unlock again
-				// with lc to settle.
-				c.mu.Lock()
-				h.unsure = append(h.unsure, lc)
-				c.mu.Unlock()
-			}
-		}()
-		st, left, acked, err = c.release(rctx, p, field, lease, h, last, 0, guard)
-		returned = true
-		return st, left, acked, err
+		return c.release(rctx, p, field, lease, h, last, 0, guard)
 	}()
 	c.touched(holdID(s.key, field)) // before the hold count below moves
 	if err != nil && otherKind(err) {
@@ -2811,9 +2776,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 			// (an RWMutex read release finds no read lease left), so they
 			// were lost, not released.
 			cause := context.Canceled
-			// Not counting the holds whose release's outcome is unknown
-			// (unsure): it may have run, and this one then freed the lock.
-			lost := h.count-len(h.unsure) > 1
+			lost := h.count > 1
 			if lost {
 				cause = fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft)
 			}
@@ -2825,45 +2788,6 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", errNoLeaseLeft.Error())
 			}
 		}
-	}
-	return nil
-}
-
-// unlockUnsure settles an Unlock again with lc, one of h's lock contexts,
-// after an Unlock with it panicked or ended its goroutine (a client
-// wrapper's) while its release was on its way, its hold still counted: the
-// release may have run. Sent again, it could give up a second hold of the
-// owner's (a re-entry's, or the first hold's under it). The hold is taken
-// as given back here, and the owner's holds on the server beyond those the
-// Client still counts are given back (undo, idempotent): the one the first
-// release left, if it did not run. ErrNotHeld when it had run: nothing was
-// left to give back.
-func (c *Client) unlockUnsure(rctx, ctx context.Context, p primitive, h *hold, lc *lockCtx, field string, lease time.Duration) error {
-	name := p.spec().name
-	c.mu.Lock()
-	h.count--
-	remaining := h.count
-	c.mu.Unlock()
-	if remaining > 0 {
-		h.untrackLC(lc)
-	} else {
-		c.finish(h, context.Canceled)
-	}
-	gave := 0
-	err := c.undoCounting(rctx, p, field, lease, 0, ctx.Value(inAcquireKey{}) != nil, keepPlace{}, &gave)
-	switch {
-	case err == nil:
-	case undoRefusedForGood(err):
-		c.undoRefused(p, err)
-		return opError("unlock", name, err)
-	default:
-		// Kept trying in the background, as after a last Unlock whose
-		// count moved: a hold left there keeps the lock for its lease.
-		c.undoLater(p, field, lease, time.Now().Add(lease), 0)
-		return opError("unlock", name, err)
-	}
-	if gave == 0 {
-		return fmt.Errorf("scriptlock: unlock %q: %w (its release went through before the call panicked)", name, ErrNotHeld)
 	}
 	return nil
 }
@@ -3193,12 +3117,6 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 
 // undoKeeping is undo; place: the owner's wait goes on (see keepPlace).
 func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own bool, place keepPlace) error {
-	return c.undoCounting(ctx, p, field, lease, token, own, place, nil)
-}
-
-// undoCounting is undoKeeping; gave, when not nil, counts the holds its
-// releases gave back.
-func (c *Client) undoCounting(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own bool, place keepPlace, gave *int) error {
 	key := p.spec().key
 	id := holdID(key, field)
 	self := 0
@@ -3318,9 +3236,6 @@ func (c *Client) undoCounting(ctx context.Context, p primitive, field string, le
 		}()
 		if err != nil {
 			return err // the latch is kept for the next undo of the owner
-		}
-		if gave != nil && !reused && st != notHeld {
-			*gave++
 		}
 		if latch != "" && st != notHeld {
 			// Its outcome is recorded: an attempt of it landing later

@@ -20,12 +20,7 @@ type hold struct {
 	// releases re-arm the lock with it.
 	lease time.Duration
 
-	count int // local holds; guarded by Client.mu
-	// unsure: the lock contexts whose Unlock panicked or ended its
-	// goroutine (a client wrapper's) while its release was on its way, its
-	// hold still counted; guarded by Client.mu. An Unlock again with one
-	// settles it (Client.unlockUnsure) rather than release another hold.
-	unsure   []*lockCtx
+	count    int  // local holds; guarded by Client.mu
 	renewing bool // the watchdog renews it; guarded by Client.mu
 	// stray: an Extend or renewal of an earlier hold of the owner was in
 	// flight when this one was granted, and may set its lock's expiry;
@@ -308,18 +303,6 @@ func (h *hold) gaveBack(lc *lockCtx) bool {
 		}
 	}
 	return true
-}
-
-// tracks reports whether lc is one of h's live contexts: not given back.
-func (h *hold) tracks(lc *lockCtx) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, c := range h.ctxs {
-		if c.lc == lc {
-			return true
-		}
-	}
-	return false
 }
 
 // untrackLC ends and forgets the context tracked for lc.
