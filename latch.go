@@ -103,7 +103,9 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	// and counts once (callRecorded).
 	record := l.c.recordKey("redisson_countdownlatch_latch", l.key)
 	if _, err := l.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
-		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
+		// Ended at that bound, not cut by a deadline rueidis sees, which
+		// closed the connection renewals share (withoutDeadline).
+		return generated.LatchCountDown(withoutDeadline(ctx), l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
 	}); err != nil {
 		return l.fail("count down", notCount(err))
 	}

@@ -383,7 +383,7 @@ func (s *PermitSemaphore) undoUnacked(wire []byte, record string, lease time.Dur
 func (s *PermitSemaphore) undo(wire []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 	defer cancel()
-	_, _ = s.release(withoutDeadline(ctx), wire) // as undoNow
+	_, _ = s.release(ctx, wire) // as undoNow (release)
 }
 
 // release returns the permit wire to the pool as one call recorded under its
@@ -393,7 +393,9 @@ func (s *PermitSemaphore) undo(wire []byte) {
 func (s *PermitSemaphore) release(ctx context.Context, wire []byte) (int64, error) {
 	latch := s.c.recordKey("redisson_sc_latch", s.key)
 	return s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
-		return generated.PermitRelease(ctx, s.c.rc, s.key, s.timeouts, s.channel, latch, wire, publish, s.c.recordTTL)
+		// Each call ends with ctx, not by a deadline rueidis sees
+		// (withoutDeadline); the retries see ctx's deadline.
+		return generated.PermitRelease(withoutDeadline(ctx), s.c.rc, s.key, s.timeouts, s.channel, latch, wire, publish, s.c.recordTTL)
 	})
 }
 
@@ -479,6 +481,8 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
+	// Ended at that bound, not by a deadline rueidis sees, which closed the
+	// connection renewals share (withoutDeadline).
 	st, err := s.release(rctx, wire)
 	if err != nil {
 		return s.fail("release", notCount(err))

@@ -1,0 +1,101 @@
+package scriptlock
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A give-back bounded by the release timeout (a CountDown, a
+// PermitSemaphore's Release or give-back in the background) goes out on the
+// Client's connection just before a renewal, on a link whose round trip
+// (3.1 s) is longer than that bound (1 s here) and well within half the
+// lease (8 s), as in TestWatchdogRenewalBesideUndoOnSlowLink: with the bound
+// a deadline rueidis sees, the connection closed when it passed, failing
+// the renewal queued behind it, and the hold was lost. The give-back still
+// ends at its bound (within a 1.5 s margin, under the 3.1 s a reply takes).
+// (A Semaphore's Release keeps its deadline: see docs/guarantees.md.)
+func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
+	t.Parallel()
+	const lease, oneWay, watch, bound = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second, time.Second
+	const id = "0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct {
+		name string
+		warm func(t *testing.T, c *Client)
+		give func(c *Client)
+	}{
+		{"CountDown", func(t *testing.T, c *Client) {
+			l, err := c.CountDownLatch("latch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.CountDown(testCtx(t, 5*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}, func(c *Client) {
+			if l, err := c.CountDownLatch("latch"); err == nil {
+				_ = l.CountDown(context.Background())
+			}
+		}},
+		{"PermitRelease", func(t *testing.T, c *Client) {
+			s, err := c.PermitSemaphore("permits")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = s.Release(testCtx(t, 5*time.Second), id) // an unknown permit: the script loaded
+		}, func(c *Client) {
+			if s, err := c.PermitSemaphore("permits"); err == nil {
+				_ = s.Release(context.Background(), id)
+			}
+		}},
+		// A permit given back in the background (an acquisition come too
+		// late, or one a wait gave up on).
+		{"PermitsUndo", func(t *testing.T, c *Client) {
+			s, err := c.PermitSemaphore("permits")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = s.Release(testCtx(t, 5*time.Second), id)
+		}, func(c *Client) {
+			if s, err := c.PermitSemaphore("permits"); err == nil {
+				wire, _ := permitWire(id)
+				s.undo(wire)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProxied(t, WithWatchdog(lease, 0), WithReleaseTimeout(bound))
+			l := mustMutex(t, p.c, "l")
+			warm(t, l)
+			tc.warm(t, p.c)
+			var once sync.Once
+			var gives sync.WaitGroup
+			var took time.Duration
+			t.Cleanup(gives.Wait)
+			p.c.wd.sendHook = func() {
+				once.Do(func() {
+					gives.Add(1)
+					go func() {
+						defer gives.Done()
+						began := time.Now()
+						tc.give(p.c)
+						took = time.Since(began)
+					}()
+					time.Sleep(300 * time.Millisecond)
+				})
+			}
+			p.px.Delay(oneWay)
+			lctx, err := l.Lock(testCtx(t, 30*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keptFor(t, p.c, lctx, watch, 2)
+			gives.Wait()
+			if took > bound+1500*time.Millisecond {
+				t.Fatalf("the give-back took %v, past its bound %v", took.Round(time.Millisecond), bound)
+			}
+		})
+	}
+}
