@@ -3744,7 +3744,9 @@ func (c *Client) leaveContext(ctx context.Context, timeout time.Duration) (conte
 		case <-rctx.Done():
 		}
 	})
-	return rctx, func() { stop(); cancel() }
+	// Ended at timeout, not by a deadline rueidis sees, which closed the
+	// connection renewals share (withoutDeadline).
+	return withoutDeadline(rctx), func() { stop(); cancel() }
 }
 
 // closeUndoMax bounds an undo that Close waits for: with Redis down, the

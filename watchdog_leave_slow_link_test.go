@@ -1,0 +1,63 @@
+package scriptlock
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A wait leaving its line (a Mutex's waiter set, a FairMutex's queue, an
+// RWMutex's pending writers), bounded by the release timeout, goes out on
+// the Client's connection just before a renewal, on a link whose round
+// trip (3.1 s) is longer than that bound (1 s here) and well within half
+// the lease (8 s), as in TestWatchdogRenewalBesideUndoOnSlowLink: with the
+// bound a deadline rueidis sees, the connection closed when it passed,
+// failing the renewal queued behind it, and the hold was lost. The leave
+// still ends at its bound (within a 1.5 s margin).
+func TestWatchdogRenewalBesideLeaveOnSlowLink(t *testing.T) {
+	t.Parallel()
+	const lease, oneWay, watch, bound = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second, time.Second
+	for _, tc := range []struct {
+		name  string
+		leave func(c *Client)
+	}{
+		{"Mutex", func(c *Client) { mustMutex(t, c, "other").abandon(context.Background(), "gone", 0) }},
+		{"FairMutex", func(c *Client) { mustFair(t, c, "other").abandon(context.Background(), "gone", time.Second) }},
+		{"RWMutex", func(c *Client) { mustRW(t, c, "other").withdraw(context.Background(), "gone") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProxied(t, WithWatchdog(lease, 0), WithReleaseTimeout(bound))
+			l := mustMutex(t, p.c, "l")
+			warm(t, l)
+			tc.leave(p.c) // the leave's scripts
+			var once sync.Once
+			var leaves sync.WaitGroup
+			var took time.Duration
+			t.Cleanup(leaves.Wait)
+			p.c.wd.sendHook = func() {
+				once.Do(func() {
+					leaves.Add(1)
+					go func() {
+						defer leaves.Done()
+						began := time.Now()
+						tc.leave(p.c)
+						took = time.Since(began)
+					}()
+					time.Sleep(300 * time.Millisecond)
+				})
+			}
+			p.px.Delay(oneWay)
+			lctx, err := l.Lock(testCtx(t, 30*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keptFor(t, p.c, lctx, watch, 2)
+			leaves.Wait()
+			if took > bound+1500*time.Millisecond {
+				t.Fatalf("the leave took %v, past its bound %v", took.Round(time.Millisecond), bound)
+			}
+		})
+	}
+}
