@@ -634,7 +634,11 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 		return generated.DecodeSemaphoreDrain(reply)
 	})
 	if err != nil {
-		if record != "" && unknownOutcome(err) {
+		// A dial error (notSent) tells nothing here: rueidis makes the
+		// drain, a script it may retry, again on a new connection after
+		// the one it was sent on broke, and answers that dial's error.
+		// Undoing a drain that never ran gives nothing back.
+		if record != "" && (unknownOutcome(err) || notSent(err)) {
 			// The drain may have run (its reply lost, or ctx ended while it
 			// was on its way back): the caller never learns the permits it
 			// took, which would be lost to the semaphore for good. They go

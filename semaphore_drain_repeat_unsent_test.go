@@ -1,0 +1,77 @@
+package scriptlock
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A DrainPermits whose reply was lost with its connection, and which rueidis
+// then made again (the script is retryable) on a new connection whose dial
+// failed (as it times out on a loaded machine), is of unknown outcome: the
+// drain ran. It failed with that dial's error, which reads as a call never
+// sent, and the permits the drain took were never given back.
+func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	var refuseDial atomic.Bool
+	rc, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1,
+		DialFn: func(addr string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
+			if refuseDial.Load() {
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("i/o timeout (injected)")}
+			}
+			return d.Dial("tcp", addr)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, c, "drain-repeat-unsent")
+	if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if _, err := s.DrainPermits(ctx); err != nil { // scripts loaded
+		t.Fatal(err)
+	}
+	if _, err := s.AddPermits(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	c.testReserved = px.FreezeReplies
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	res := drainLater(dctx, s)
+	landed := eventually(3*time.Second, func() bool { return countAt(t, node, s.Key()) == 0 })
+	c.testReserved = nil
+	refuseDial.Store(true)
+	px.DropAll() // the reply is lost with its connection; every repeat's dial fails
+	px.Thaw()
+	r := <-res
+	refuseDial.Store(false)
+	if !landed {
+		t.Fatalf("the drain did not reach the server (DrainPermits = %d, %v)", r.n, r.err)
+	}
+	if r.err == nil || !strings.Contains(r.err.Error(), "outcome unknown") {
+		t.Fatalf("DrainPermits whose reply was lost, its repeats never sent = %d, %v; want an error of unknown outcome", r.n, r.err)
+	}
+	if !eventually(5*time.Second, func() bool { return countAt(t, node, s.Key()) == 5 }) {
+		t.Fatalf("count = %d after a DrainPermits that failed (%v); want 5: the permits it took went back to nobody", countAt(t, node, s.Key()), r.err)
+	}
+	time.Sleep(300 * time.Millisecond) // a second give-back, had there been one
+	if got := countAt(t, node, s.Key()); got != 5 {
+		t.Fatalf("count = %d; want 5 (given back once)", got)
+	}
+}
