@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -24,13 +25,25 @@ func TestSemaphoreDrainGiveBackWaitBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A drain of unknown outcome (the server froze once its record was
-	// reserved): its give-back tries until its record's life has passed.
-	p.c.testReserved = p.px.Freeze
+	// reserved, and the caller gave up 200 ms later): its give-back tries
+	// until its record's life has passed. The 200 ms count from the freeze,
+	// not from the call: a reservation slower than that on a loaded machine
+	// left the server unfrozen, and the drain made again succeeded.
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var frozen atomic.Bool
+	p.c.testReserved = func() {
+		p.px.Freeze()
+		frozen.Store(true)
+		time.AfterFunc(200*time.Millisecond, cancel)
+	}
 	defer p.px.Thaw()
-	dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	_, err := s.DrainPermits(dctx)
 	cancel()
 	p.c.testReserved = nil
+	if !frozen.Load() {
+		t.Fatalf("DrainPermits never reserved its record: %v", err)
+	}
 	if err == nil {
 		t.Fatal("DrainPermits on a frozen server: no error")
 	}
