@@ -495,7 +495,9 @@ func redisRefusal(err error) error {
 // lost is made again and returns the permits once (each call records itself
 // for a minute under redisson_sc_latch:{name}:<client-id>:<n>, which the
 // repeat finds); an error that remains means the outcome is unknown, so
-// calling Release again may return them twice. Release works during and after the Client's Close, as
+// calling Release again may return them twice, a dial error too (it says
+// so: rueidis makes the call again on a new connection after the one it
+// was sent on broke, and answers that dial's error). Release works during and after the Client's Close, as
 // long as the rueidis client is open: a worker that still holds permits at
 // shutdown can give them back.
 func (s *Semaphore) Release(ctx context.Context, n int64) error {
@@ -526,6 +528,13 @@ func (s *Semaphore) change(ctx context.Context, n int64, persist bool) (int64, e
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL, persist)
 	})
+	if err != nil && notSent(err) {
+		// A dial error does not mean nothing ran here: rueidis makes the
+		// change, a script it may retry, again on a new connection after
+		// the one it was sent on broke, and answers that dial's error. A
+		// caller that read it as never sent would change the count twice.
+		return 0, fmt.Errorf("%w (outcome unknown: the permits may have changed; calling again may change them twice)", err)
+	}
 	return v, notCount(outOfRange(err))
 }
 
