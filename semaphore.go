@@ -715,7 +715,8 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // acquisition made before it, whose reply was lost, gives nothing back to a
 // count set since. Delete leaves a record of its own answer too: made
 // again after its reply was lost, it answers as the first attempt did and
-// deletes nothing, so a count set since survives.
+// deletes nothing, so a count set since survives. An error that remains, a
+// dial error too, leaves the outcome unknown (it says so).
 // A name another kind of lock holds is ErrWrongKind, and the lock is left
 // alone.
 func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
@@ -725,6 +726,13 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string, slack time.Duration) (bool, error) {
 		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.deleted, s.c.recordTTL, slack)
 	})
+	if err != nil && notSent(err) {
+		// Not a call never sent: rueidis makes the delete, a script it may
+		// retry, again on a new connection after the one it was sent on
+		// broke, and answers that dial's error (as for change). Deleting
+		// again would delete a count set since.
+		return false, s.fail("delete", fmt.Errorf("%w (outcome unknown: the semaphore may have been deleted; deleting again may delete a count set since)", err))
+	}
 	if err != nil {
 		return false, s.fail("delete", notCount(err))
 	}
