@@ -24,20 +24,7 @@ func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	var refuseDial atomic.Bool
-	rc, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1,
-		DialFn: func(addr string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
-			if refuseDial.Load() {
-				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("i/o timeout (injected)")}
-			}
-			return d.Dial("tcp", addr)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
+	rc, refuseDial := dialRefusingClient(t, px.Addr)
 	c := newTestClient(t, rc)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, c, "drain-repeat-unsent")
@@ -74,4 +61,26 @@ func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
 	if got := countAt(t, node, s.Key()); got != 5 {
 		t.Fatalf("count = %d; want 5 (given back once)", got)
 	}
+}
+
+// dialRefusingClient is a rueidis client on addr whose dials fail with an
+// injected dial error (a *net.OpError, as a timed-out dial's) while the
+// returned flag is set.
+func dialRefusingClient(t *testing.T, addr string) (rueidis.Client, *atomic.Bool) {
+	t.Helper()
+	refuse := new(atomic.Bool)
+	rc, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress: []string{addr}, DisableCache: true, PipelineMultiplex: -1,
+		DialFn: func(addr string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
+			if refuse.Load() {
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("i/o timeout (injected)")}
+			}
+			return d.Dial("tcp", addr)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	return rc, refuse
 }

@@ -1,15 +1,12 @@
 package scriptlock
 
 import (
-	"crypto/tls"
 	"errors"
 	"net"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -23,20 +20,7 @@ func TestSemaphoreReleaseRepeatUnsentOutcomeUnknown(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	var refuseDial atomic.Bool
-	rc, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1,
-		DialFn: func(addr string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
-			if refuseDial.Load() {
-				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("i/o timeout (injected)")}
-			}
-			return d.Dial("tcp", addr)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
+	rc, refuseDial := dialRefusingClient(t, px.Addr)
 	c := newTestClient(t, rc, WithReleaseTimeout(3*time.Second))
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, c, "release-repeat-unsent")
