@@ -36,6 +36,25 @@ func (s *slowReplyClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis
 	return r
 }
 
+// nodeExpiryBound reads key's PTTL on node and returns the latest time the
+// key can expire: the PTTL counted from when its reply arrived (the server
+// read it no later), plus the millisecond PTTL rounds down. A validity past
+// it is past the node's lease, however late the read was scheduled.
+func nodeExpiryBound(ctx context.Context, t *testing.T, node *redistest.Node, key string) (time.Time, time.Duration) {
+	t.Helper()
+	direct := node.Client(t)
+	pttl, err := direct.Do(ctx, direct.B().Pttl().Key(key).Build()).AsInt64()
+	answered := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pttl < 0 {
+		t.Fatalf("PTTL of %s = %d: the key has no lease", key, pttl)
+	}
+	lease := time.Duration(pttl) * time.Millisecond
+	return answered.Add(lease + time.Millisecond), lease
+}
+
 // TestRedLockConcurrentExtendsValidity: two Extends of a RedLock overlap;
 // the one with the longer lease runs first on every node, its replies are
 // slow, and the shorter one runs last and is answered first. The nodes hold
@@ -73,18 +92,13 @@ func TestRedLockConcurrentExtendsValidity(t *testing.T) {
 	if err := <-longDone; err != nil {
 		t.Fatalf("long Extend: %v", err)
 	}
-	readAt := time.Now()
 	var latest time.Time
 	for i, node := range nodes {
-		direct := node.Client(t)
-		pttl, err := direct.Do(ctx, direct.B().Pttl().Key(r.nodes[i].key).Build()).AsInt64()
-		if err != nil {
-			t.Fatal(err)
+		at, pttl := nodeExpiryBound(ctx, t, node, r.nodes[i].key)
+		if pttl > short {
+			t.Fatalf("node %d: PTTL %s, want the short lease last", i, pttl)
 		}
-		if pttl > short.Milliseconds() {
-			t.Fatalf("node %d: PTTL %d ms, want the short lease last", i, pttl)
-		}
-		if at := readAt.Add(time.Duration(pttl) * time.Millisecond); at.After(latest) {
+		if at.After(latest) {
 			latest = at
 		}
 	}
@@ -185,15 +199,9 @@ func TestRedLockOverlappingExtendsShortenAsSent(t *testing.T) {
 	for range nodes {
 		<-ran
 	}
-	readAt := time.Now()
 	var latest time.Time
 	for i, node := range nodes {
-		direct := node.Client(t)
-		pttl, err := direct.Do(ctx, direct.B().Pttl().Key(r.nodes[i].key).Build()).AsInt64()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if at := readAt.Add(time.Duration(pttl) * time.Millisecond); at.After(latest) {
+		if at, _ := nodeExpiryBound(ctx, t, node, r.nodes[i].key); at.After(latest) {
 			latest = at
 		}
 	}
