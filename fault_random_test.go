@@ -41,12 +41,21 @@ func TestRandomFaults(t *testing.T) {
 	if v, err := strconv.ParseUint(os.Getenv("SCRIPTLOCK_FAULT_SEED"), 10, 64); err == nil {
 		seed = v
 	}
-	for _, lc := range lockCases {
-		t.Run(lc.name, func(t *testing.T) {
-			t.Logf("seed %d (SCRIPTLOCK_FAULT_SEED), %d steps", seed, steps)
-			runFaults(t, lc, rand.New(rand.NewPCG(seed, 0)), steps)
-		})
-	}
+	// The kinds run side by side, each on its own server and proxy, and
+	// everything any of them started must be gone once all have closed.
+	// The test itself is not parallel: no other test's goroutines come or
+	// go meanwhile.
+	before := goleak.IgnoreCurrent()
+	t.Run("kinds", func(t *testing.T) {
+		for _, lc := range lockCases {
+			t.Run(lc.name, func(t *testing.T) {
+				t.Parallel()
+				t.Logf("seed %d (SCRIPTLOCK_FAULT_SEED), %d steps", seed, steps)
+				runFaults(t, lc, rand.New(rand.NewPCG(seed, 0)), steps)
+			})
+		}
+	})
+	goleak.VerifyNone(t, before, redistest.IgnoreReaper())
 }
 
 const (
@@ -71,8 +80,6 @@ type faultRun struct {
 func runFaults(t *testing.T, lc lockCase, rng *rand.Rand, steps int) {
 	node := redistest.Server(t, redistest.WithAOF())
 	px := netproxy.New(t, node.Addr)
-	// Everything started from here on must be gone after Close.
-	before := goleak.IgnoreCurrent()
 	prefix := sharedPrefix(t)
 	rivalRC := rawClient(t, node.Addr)
 	rivalClient := newTestClient(t, rivalRC, prefix, WithWatchdog(faultLease, faultRenew))
@@ -172,7 +179,6 @@ func runFaults(t *testing.T, lc lockCase, rng *rand.Rand, steps int) {
 	rc.Close()
 	rivalClient.Close()
 	rivalRC.Close()
-	goleak.VerifyNone(t, before, redistest.IgnoreReaper())
 }
 
 // injected is a fault running alongside one step.
