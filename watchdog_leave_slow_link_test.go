@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 )
@@ -32,30 +31,14 @@ func TestWatchdogRenewalBesideLeaveOnSlowLink(t *testing.T) {
 			l := mustMutex(t, p.c, "l")
 			warm(t, l)
 			tc.leave(p.c) // the leave's scripts
-			var once sync.Once
-			var leaves sync.WaitGroup
-			var took time.Duration
-			t.Cleanup(leaves.Wait)
-			p.c.wd.sendHook = func() {
-				once.Do(func() {
-					leaves.Add(1)
-					go func() {
-						defer leaves.Done()
-						began := time.Now()
-						tc.leave(p.c)
-						took = time.Since(began)
-					}()
-					time.Sleep(300 * time.Millisecond)
-				})
-			}
+			left := besideFirstRenewal(t, p.c, func() { tc.leave(p.c) })
 			p.px.Delay(oneWay)
 			lctx, err := l.Lock(testCtx(t, 30*time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
 			keptFor(t, p.c, lctx, watch, 2)
-			leaves.Wait()
-			if took > bound+1500*time.Millisecond {
+			if took := left(); took > bound+1500*time.Millisecond {
 				t.Fatalf("the leave took %v, past its bound %v", took.Round(time.Millisecond), bound)
 			}
 		})

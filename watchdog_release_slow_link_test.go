@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 )
@@ -70,30 +69,14 @@ func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
 			l := mustMutex(t, p.c, "l")
 			warm(t, l)
 			tc.warm(t, p.c)
-			var once sync.Once
-			var gives sync.WaitGroup
-			var took time.Duration
-			t.Cleanup(gives.Wait)
-			p.c.wd.sendHook = func() {
-				once.Do(func() {
-					gives.Add(1)
-					go func() {
-						defer gives.Done()
-						began := time.Now()
-						tc.give(p.c)
-						took = time.Since(began)
-					}()
-					time.Sleep(300 * time.Millisecond)
-				})
-			}
+			given := besideFirstRenewal(t, p.c, func() { tc.give(p.c) })
 			p.px.Delay(oneWay)
 			lctx, err := l.Lock(testCtx(t, 30*time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
 			keptFor(t, p.c, lctx, watch, 2)
-			gives.Wait()
-			if took > bound+1500*time.Millisecond {
+			if took := given(); took > bound+1500*time.Millisecond {
 				t.Fatalf("the give-back took %v, past its bound %v", took.Round(time.Millisecond), bound)
 			}
 		})

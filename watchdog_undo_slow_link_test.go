@@ -49,19 +49,7 @@ func TestWatchdogRenewalBesideUndoOnSlowLink(t *testing.T) {
 			other := mustMutex(t, p.c, "other")
 			warm(t, l)     // the lock's scripts
 			warm(t, other) // and the undo's
-			var once sync.Once
-			var undos sync.WaitGroup
-			t.Cleanup(undos.Wait)
-			p.c.wd.sendHook = func() {
-				once.Do(func() {
-					undos.Add(1)
-					go func() {
-						defer undos.Done()
-						tc.undo(p.c, other)
-					}()
-					time.Sleep(300 * time.Millisecond)
-				})
-			}
+			besideFirstRenewal(t, p.c, func() { tc.undo(p.c, other) })
 			p.px.Delay(oneWay)
 			lctx, err := l.Lock(testCtx(t, 30*time.Second))
 			if err != nil {
@@ -69,5 +57,32 @@ func TestWatchdogRenewalBesideUndoOnSlowLink(t *testing.T) {
 			}
 			keptFor(t, p.c, lctx, watch, 2)
 		})
+	}
+}
+
+// besideFirstRenewal has call made on a goroutine of its own as c's
+// watchdog sends its first renewal, the renewal held back 300 ms so that
+// call goes out first, as a loaded machine may have it. The function it
+// returns waits for call to return and says how long call took.
+func besideFirstRenewal(t *testing.T, c *Client, call func()) (took func() time.Duration) {
+	var once sync.Once
+	var done sync.WaitGroup
+	var d time.Duration
+	t.Cleanup(done.Wait)
+	c.wd.sendHook = func() {
+		once.Do(func() {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				began := time.Now()
+				call()
+				d = time.Since(began)
+			}()
+			time.Sleep(300 * time.Millisecond)
+		})
+	}
+	return func() time.Duration {
+		done.Wait()
+		return d
 	}
 }
