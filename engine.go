@@ -428,6 +428,20 @@ func notSent(err error) bool {
 	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
+// mayHaveRun is err, the error of a call made through a script rueidis may
+// retry, said to be of unknown outcome when it is a dial error (what: what
+// may have happened, and what calling again may do). Such an error does not
+// mean the call ran nothing: rueidis makes the script again on a new
+// connection after the one it was sent on broke, and answers that dial's
+// error, so a caller that read it as never sent would change things twice.
+// errors.As still finds the dial's *net.OpError.
+func mayHaveRun(err error, what string) error {
+	if err == nil || !notSent(err) {
+		return err
+	}
+	return fmt.Errorf("%w (outcome unknown: %s)", err, what)
+}
+
 const (
 	retryLaterMin = 2 * time.Millisecond
 	retryLaterMax = 100 * time.Millisecond
@@ -2297,7 +2311,7 @@ func (c *Client) forceUnlock(ctx context.Context, key string, sides sideSet, cal
 	if ok {
 		c.forced(key)
 	}
-	return ok, err
+	return ok, mayHaveRun(err, "the lock may have been deleted; forcing again may delete a lock taken since")
 }
 
 // forceMark is a lock key's entry in Client.forcing.

@@ -429,8 +429,11 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 // attempt did without deleting anything: it records its answer for a minute
 // under redisson_unlock_latch:{name}:<client-id>:<n>, reserved before the
 // call for as long as ctx waits: a call held up on its way and reaching
-// Redis after that deletes nothing. A lock of another kind on the name is
-// left alone (ErrWrongKind).
+// Redis after that deletes nothing. An error that remains, a dial error too
+// (rueidis makes the call again on a new connection after the one it was
+// sent on broke, and answers that dial's error), leaves the outcome unknown
+// and says so: forcing again may delete a lock taken since. A lock of
+// another kind on the name is left alone (ErrWrongKind).
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
