@@ -491,9 +491,10 @@ func (c *Client) trySet(ctx context.Context, prefix, key string, set func(ctx co
 	record := setRecordKey(prefix, key, nonce)
 	// A call Redis refused is the caller's error, as before: a TrySet waits
 	// for nothing (docs/guarantees.md, noeviction).
-	return c.callRecordedBool(ctx, false, func(ctx context.Context, publish string) (bool, error) {
+	ok, err := c.callRecordedBool(ctx, false, func(ctx context.Context, publish string) (bool, error) {
 		return set(ctx, record, nonce, publish)
 	})
+	return ok, mayHaveRun(err, "the count may have been set; trying again may answer false about it, or set it anew once it was deleted or counted down")
 }
 
 // setRecordKey names the record of the call (nonce) that set the count of

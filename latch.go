@@ -69,7 +69,10 @@ func (l *CountDownLatch) Key() string { return l.key }
 // (it leaves a record of its own,
 // redisson_countdownlatch_latch:{name}:set:<client-id>:<n>, for a minute),
 // and sets nothing again, even if the latch was counted down to zero or
-// deleted in between, and another caller may have set a new count since.
+// deleted in between, and another caller may have set a new count since. An
+// error that remains, a dial error too (as for Semaphore.TrySetPermits),
+// leaves the outcome unknown and says so: the count may have been set, and
+// setting it again once it was counted down to zero would start it anew.
 func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("set count", err)

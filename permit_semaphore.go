@@ -98,8 +98,9 @@ func (s *PermitSemaphore) fail(op string, err error) error {
 func (s *PermitSemaphore) Key() string { return s.key }
 
 // TrySetPermits sets the number of permits, only if none is set yet. It
-// reports whether it set them; a call whose reply is lost is made again as
-// Semaphore.TrySetPermits is.
+// reports whether it set them; a call whose reply is lost is made again, and
+// an error that remains (a dial error too) says its outcome is unknown, as
+// Semaphore.TrySetPermits does.
 func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return false, s.fail("set permits", err)

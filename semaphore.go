@@ -100,7 +100,10 @@ func positive(what string, n int64) error {
 // set them (it leaves a record of its own,
 // redisson_sc_latch:{name}:set:<client-id>:<n>, for a minute), and sets
 // nothing again, even if the semaphore was deleted in between, and another
-// caller may have set new permits since.
+// caller may have set new permits since. An error that remains, a dial
+// error too (rueidis makes the call again on a new connection after the one
+// it was sent on broke, and answers that dial's error), leaves the outcome
+// unknown and says so: the permits may have been set.
 func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("set permits", err)
