@@ -125,7 +125,11 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 // counter's TTL, if any, and with it that of the held permits' set, which
 // an acquisition gives the counter's TTL: the held permits live on with the
 // counter, and their releases give them back. A change that would take the count beyond 2^53 - 1
-// either way is ErrInvalidArgument and changes nothing.
+// either way is ErrInvalidArgument and changes nothing. A call whose reply
+// is lost is made again and changes the count once; an error that remains,
+// a dial error too (rueidis makes the call again on a new connection after
+// the one it was sent on broke, and answers that dial's error), leaves the
+// outcome unknown and says so: calling again may change the count twice.
 func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("add permits", err)
@@ -139,7 +143,7 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, n, publish, s.c.recordTTL)
 	})
-	if err = notCount(outOfRange(err)); err != nil {
+	if err = mayHaveRun(notCount(outOfRange(err)), "the permits may have changed; calling again may change them twice"); err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}
 	return v, nil
@@ -160,7 +164,10 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 // reply is lost is made again and sets the total once (it records itself for
 // a minute under redisson_sc_latch:{name}:<client-id>:<n>): a change another
 // caller made after the first attempt ran survives the repeat. A call held
-// up on its way to Redis and reaching it after ctx ended sets nothing.
+// up on its way to Redis and reaching it after ctx ended sets nothing. An
+// error that remains, a dial error too (as for AddPermits), leaves the
+// outcome unknown and says so: setting again may undo what others changed
+// since.
 func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return s.fail("set permits", err)
@@ -175,7 +182,7 @@ func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
 	_, err := s.c.reservedCall(ctx, "redisson_sc_latch", s.key, true, generated.RecordReserve, func(ctx context.Context, record, publish string, slack time.Duration) (int64, error) {
 		return generated.PermitSetPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, n, publish, s.c.recordTTL, slack)
 	})
-	if err = notCount(outOfRange(err)); err != nil {
+	if err = mayHaveRun(notCount(outOfRange(err)), "the permits may have been set; setting them again may undo what others changed since"); err != nil {
 		return s.fail(fmt.Sprintf("set %d permits", n), err)
 	}
 	return nil
@@ -617,7 +624,8 @@ func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // not listed anywhere to delete; they expire within a minute. Delete leaves
 // such a record of its own answer: made again after its reply was lost, it
 // answers as the first attempt did and deletes nothing, so permits set since
-// survive.
+// survive. An error that remains, a dial error too (as for AddPermits),
+// leaves the outcome unknown and says so.
 // A name another kind of lock holds is ErrWrongKind, and the lock is left
 // alone.
 func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
@@ -628,7 +636,7 @@ func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 		return generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, record, s.c.recordTTL, slack)
 	})
 	if err != nil {
-		return false, s.fail("delete", notCount(err))
+		return false, s.fail("delete", mayHaveRun(notCount(err), "the semaphore may have been deleted; deleting again may delete permits set since"))
 	}
 	return ok, nil
 }
