@@ -203,7 +203,9 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 // reports whether there was one. It records its answer for a minute
 // (redisson_countdownlatch_latch:{name}:...): made again after its reply was
 // lost, it answers as the first attempt did and deletes nothing, so a count
-// set since survives.
+// set since survives. An error that remains, a dial error too (rueidis makes
+// the call again on a new connection after the one it was sent on broke,
+// and answers that dial's error), leaves the outcome unknown and says so.
 // A name another kind of lock holds is ErrWrongKind, and the lock is left
 // alone.
 func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
@@ -214,7 +216,7 @@ func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 		return generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL, slack)
 	})
 	if err != nil {
-		return false, l.fail("delete", notCount(err))
+		return false, l.fail("delete", mayHaveRun(notCount(err), "the latch may have been deleted; deleting again may delete a count set since"))
 	}
 	return ok, nil
 }
