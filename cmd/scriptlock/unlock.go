@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,6 +159,14 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 			// the script cleared of ASCII control bytes only: shown as
 			// the command shows a name, no rune a terminal acts on.
 			err = escapedError{err}
+		}
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "dial" {
+			// Not a call never sent: rueidis makes the script, which it may
+			// retry, again on a new connection after the one it was sent on
+			// broke, and answers that dial's error. Forcing again would
+			// delete the lock of whoever took it since.
+			return fmt.Errorf("force-unlock %q: %w (outcome unknown: the lock may have been released; inspect it before forcing again)", key, err)
 		}
 		return fmt.Errorf("force-unlock %q: %w", key, err)
 	}
