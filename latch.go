@@ -95,7 +95,11 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 // (WithReleaseTimeout): a worker's CountDown lost to its cancelled context
 // would leave the waiters waiting for good. It works during and after the
 // Client's Close, as long as the rueidis client is open: a worker that
-// finishes at shutdown still counts.
+// finishes at shutdown still counts. A call whose reply is lost is made again
+// and counts once; an error that remains, a dial error too (rueidis makes
+// the call again on a new connection after the one it was sent on broke,
+// and answers that dial's error when its own retries are bounded), leaves
+// the outcome unknown and says so: counting down again may count twice.
 func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if err := checkCtx(ctx); err != nil {
 		return l.fail("count down", err)
@@ -110,7 +114,7 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 		// closed the connection renewals share (withoutDeadline).
 		return generated.LatchCountDown(withoutDeadline(ctx), l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
 	}); err != nil {
-		return l.fail("count down", notCount(err))
+		return l.fail("count down", mayHaveRun(notCount(err), "the latch may have been counted down; counting down again may count twice"))
 	}
 	return nil
 }
