@@ -9,19 +9,20 @@ import (
 )
 
 // queueDead queues field on f's queue as a waiter that died: its deadline
-// passes after 100 ms, while the queue keys live on (set here, so they do
-// not expire with it).
-func queueDead(t *testing.T, node *redistest.Node, f *FairMutex, field string) {
+// passes 100 ms after this call, while the queue keys live on for a minute.
+// It is queued first with a minute's timeout, which the keys' expiry takes,
+// then called again with 100 ms, which moves its deadline only (an expiry is
+// never shortened): queued with 100 ms at once, the keys expire 100 ms later
+// with it, and on a loaded machine they did before the test could lengthen
+// their expiry, leaving the queue empty.
+func queueDead(t *testing.T, f *FairMutex, field string) {
 	t.Helper()
 	ctx := testCtx(t, 5*time.Second)
-	r, err := generated.FairAcquire(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
-		time.Minute, field, fairAcquireCtl(true, false, 100*time.Millisecond, time.Hour), "publish")
-	if err != nil || r >= 0 {
-		t.Fatalf("queueing %s: %d, %v; want a refusal", field, r, err)
-	}
-	for _, k := range []string{f.queue, f.timeouts} {
-		if err := node.Do(t, "PEXPIRE", k, "60000").Error(); err != nil {
-			t.Fatal(err)
+	for _, timeout := range []time.Duration{time.Minute, 100 * time.Millisecond} {
+		r, err := generated.FairAcquire(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
+			time.Minute, field, fairAcquireCtl(true, false, timeout, time.Hour), "publish")
+		if err != nil || r >= 0 {
+			t.Fatalf("queueing %s: %d, %v; want a refusal", field, r, err)
 		}
 	}
 }
@@ -58,7 +59,7 @@ func TestFairForceUnlockSkipsDeadHead(t *testing.T) {
 	if _, err := f.Lock(WithOwner(ctx, "h")); err != nil {
 		t.Fatal(err)
 	}
-	queueDead(t, node, f, "0f0e0d0c-0000-4000-8000-000000000000:dead")
+	queueDead(t, f, "0f0e0d0c-0000-4000-8000-000000000000:dead")
 	got := liveLockAt(t, mustFair(t, newTestClient(t, node.Client(t), opts...), "force-dead"), "live")
 	waitQueueLen(t, node, f, 2)
 	time.Sleep(300 * time.Millisecond) // the dead waiter's deadline passes
@@ -93,7 +94,7 @@ func TestFairCancelSkipsDeadWaiter(t *testing.T) {
 		time.Minute, leaving, fairAcquireCtl(true, false, time.Minute, time.Hour), "publish"); err != nil || r >= 0 {
 		t.Fatalf("queueing the leaving waiter: %d, %v", r, err)
 	}
-	queueDead(t, node, f, "0f0e0d0c-0000-4000-8000-000000000000:dead")
+	queueDead(t, f, "0f0e0d0c-0000-4000-8000-000000000000:dead")
 	got := liveLockAt(t, mustFair(t, newTestClient(t, node.Client(t), opts...), "cancel-dead"), "live")
 	waitQueueLen(t, node, f, 3)
 	time.Sleep(300 * time.Millisecond)     // the dead waiter's deadline passes
