@@ -26,18 +26,19 @@ func TestForceUnlockFairSkipsDeadHead(t *testing.T) {
 	if _, err := mustFair(t, holder, name).Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The dead waiter: queued with a 100 ms deadline, then gone; the queue
-	// keys live on (set here, so they do not expire with it).
+	// The dead waiter: its deadline passes 100 ms after it queued, then it
+	// is gone; the queue keys live on for a minute. It is queued with a
+	// minute's timeout first, which the keys' expiry takes, then called again
+	// with 100 ms, which moves its deadline only (an expiry is never
+	// shortened): queued with 100 ms at once, the keys expire with it, on a
+	// loaded machine before the test could lengthen their expiry.
 	k := layout.For(prefix+name, false)
 	const dead = "0f0e0d0c-0000-4000-8000-000000000000:dead"
-	r, err := generated.FairAcquire(ctx, d.rc, k.Lock, k.FairQueue, k.FairTimeouts, k.Fence, k.FairWake,
-		time.Minute, dead, "e-100:3600000", "publish")
-	if err != nil || r >= 0 {
-		t.Fatalf("queueing the dead waiter: %d, %v; want a refusal", r, err)
-	}
-	for _, key := range []string{k.FairQueue, k.FairTimeouts} {
-		if err := node.Do(t, "PEXPIRE", key, "60000").Error(); err != nil {
-			t.Fatal(err)
+	for _, ctl := range []string{"e-60000:3600000", "e-100:3600000"} {
+		r, err := generated.FairAcquire(ctx, d.rc, k.Lock, k.FairQueue, k.FairTimeouts, k.Fence, k.FairWake,
+			time.Minute, dead, ctl, "publish")
+		if err != nil || r >= 0 {
+			t.Fatalf("queueing the dead waiter: %d, %v; want a refusal", r, err)
 		}
 	}
 	waiter := newClient(t, d.rc, prefix, scriptlock.WithWaiterTimeout(time.Minute))
