@@ -31,8 +31,60 @@ type deployment struct {
 	name string
 	url  string
 	rc   rueidis.Client
-	// dbsize sums DBSIZE over every primary.
-	dbsize func(t *testing.T) int64
+	// keys lists the keys on every primary (see listKeys).
+	keys func(t *testing.T) map[string]time.Time
+}
+
+// listKeys lists the keys on nodes, each with the earliest time it can
+// expire (its PTTL counted from before the PTTL was sent), the zero time for
+// a key without expiry. A record a call leaves (a release's or a leave's,
+// for its repeat) expires on its own a few seconds later: comparing key
+// counts, one that expired between two readings read as a key removed.
+func listKeys(t *testing.T, nodes ...*redistest.Node) map[string]time.Time {
+	t.Helper()
+	keys := map[string]time.Time{}
+	for _, n := range nodes {
+		names, err := n.Do(t, "KEYS", "*").AsStrSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range names {
+			sent := time.Now()
+			pttl, err := n.Do(t, "PTTL", k).AsInt64()
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case pttl >= 0:
+				keys[k] = sent.Add(time.Duration(pttl) * time.Millisecond)
+			case pttl == -1:
+				keys[k] = time.Time{}
+			} // -2: expired since KEYS, as though not listed
+		}
+	}
+	return keys
+}
+
+// sameKeys fails the test when after, listed by read, holds a key that
+// before lacks, or lacks one of before's that could not have expired by then:
+// what (the calls made between the two listings) changed Redis.
+func sameKeys(t *testing.T, what string, before, after map[string]time.Time, read time.Time) {
+	t.Helper()
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			t.Errorf("%s changed Redis: key %q written", what, k)
+		}
+	}
+	for k, expiry := range before {
+		if _, ok := after[k]; !ok {
+			switch {
+			case expiry.IsZero():
+				t.Errorf("%s changed Redis: key %q, without expiry, removed", what, k)
+			case expiry.After(read):
+				t.Errorf("%s changed Redis: key %q removed %s before it could expire", what, k, expiry.Sub(read).Round(time.Millisecond))
+			}
+		}
+	}
 }
 
 // deployments starts one single node and one 3-primary cluster; every
@@ -43,23 +95,11 @@ func deployments(t *testing.T) []deployment {
 	cl := redistest.Cluster(t, 3)
 	clusterURL := "redis://" + cl.Addrs[0] + "?addr=" + cl.Addrs[1] + "&addr=" + cl.Addrs[2]
 	return []deployment{
-		{name: "single", url: "redis://" + node.Addr, rc: node.Client(t), dbsize: func(t *testing.T) int64 {
-			n, err := node.Do(t, "DBSIZE").AsInt64()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
+		{name: "single", url: "redis://" + node.Addr, rc: node.Client(t), keys: func(t *testing.T) map[string]time.Time {
+			return listKeys(t, node)
 		}},
-		{name: "cluster", url: clusterURL, rc: cl.Client(t), dbsize: func(t *testing.T) int64 {
-			var sum int64
-			for _, n := range cl.Nodes {
-				v, err := n.Do(t, "DBSIZE").AsInt64()
-				if err != nil {
-					t.Fatal(err)
-				}
-				sum += v
-			}
-			return sum
+		{name: "cluster", url: clusterURL, rc: cl.Client(t), keys: func(t *testing.T) map[string]time.Time {
+			return listKeys(t, cl.Nodes...)
 		}},
 	}
 }
@@ -334,7 +374,7 @@ func TestInspect(t *testing.T) {
 			if res := cli(ctx, d, "", "inspect", "--key-prefix", prefix, "nobody"); res.code != exitNotFound {
 				t.Errorf("inspect of a free name: exit %d, want %d\n%s", res.code, exitNotFound, res.errOut)
 			}
-			before := d.dbsize(t)
+			before := d.keys(t)
 			for _, bad := range []string{"half{tag", strings.Repeat("x", maxNameLen+1)} {
 				want := exitUsage
 				if bad == "half{tag" && d.name == "single" {
@@ -350,9 +390,8 @@ func TestInspect(t *testing.T) {
 			if res := cli(ctx, d, "", "inspect"); res.code != exitUsage {
 				t.Errorf("inspect without a name: exit %d", res.code)
 			}
-			if after := d.dbsize(t); after != before {
-				t.Errorf("bad input changed Redis: %d keys before, %d after", before, after)
-			}
+			after := d.keys(t)
+			sameKeys(t, "bad input", before, after, time.Now())
 		})
 	}
 }
