@@ -281,6 +281,44 @@ func (s *syncBuffer) lines() []string {
 	return strings.Split(strings.TrimSpace(s.b.String()), "\n")
 }
 
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// watchFirst runs watch with args until it has printed its first line (its
+// first reading) and stops it then, or returns when it exits first. A fixed
+// pause before stopping it printed nothing on a loaded machine, where the
+// dial and the first reading took longer; 10 s is waitFor's bound.
+func watchFirst(t *testing.T, ctx context.Context, d deployment, args ...string) result {
+	t.Helper()
+	var out, errOut syncBuffer
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(wctx, append([]string{"--url", d.url, "watch"}, args...), strings.NewReader(""), &out, &errOut)
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for !strings.Contains(out.String(), "\n") {
+		select {
+		case code := <-done:
+			return result{code, out.String(), errOut.String()}
+		case <-timeout.C:
+			stop()
+			<-done
+			t.Fatalf("watch %q printed no line within 10s\n%s%s", args, out.String(), errOut.String())
+		case <-tick.C:
+		}
+	}
+	stop()
+	return result{<-done, out.String(), errOut.String()}
+}
+
 func TestWatch(t *testing.T) {
 	t.Parallel()
 	for _, d := range deployments(t) {

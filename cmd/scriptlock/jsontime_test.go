@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -34,18 +33,9 @@ func TestJSONWithDeadlinePastYear9999(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &r); res.code != exitOK || err != nil || len(r.Queue) != 1 || r.Queue[0].RemainingMS <= 0 {
 		t.Fatalf("inspect --json: exit %d, %v, queue %+v\n%s%s", res.code, err, r.Queue, res.out, res.errOut)
 	}
-	var out, errOut syncBuffer
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan int, 1)
-	go func() {
-		done <- run(wctx, []string{"--url", d.url, "watch", "--json", "--interval", "1h", "--key-prefix", prefix, "fair"},
-			strings.NewReader(""), &out, &errOut)
-	}()
-	time.Sleep(500 * time.Millisecond)
-	stop()
-	<-done
+	w := watchFirst(t, ctx, d, "--json", "--interval", "1h", "--key-prefix", prefix, "fair")
 	var ev watchEvent
-	if line := out.lines()[0]; json.Unmarshal([]byte(line), &ev) != nil || ev.Report == nil {
-		t.Errorf("watch --json start line %q, want the event\nstderr: %s", line, strings.Join(errOut.lines(), "\n"))
+	if line, _, _ := strings.Cut(w.out, "\n"); json.Unmarshal([]byte(line), &ev) != nil || ev.Report == nil {
+		t.Errorf("watch --json start line %q, want the event\nstderr: %s", line, w.errOut)
 	}
 }

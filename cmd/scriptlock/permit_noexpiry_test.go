@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -46,18 +45,9 @@ func TestInspectRedissonPermitWithoutLease(t *testing.T) {
 	if !regexpLine(text.out, `^9296eae809534be979acd714fe490bd2\s+-\s+no expiry$`) {
 		t.Errorf("inspect: exit %d, want the permit shown with no expiry:\n%s%s", text.code, text.out, text.errOut)
 	}
-	var out, errOut syncBuffer
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan int, 1)
-	go func() {
-		done <- run(wctx, []string{"--url", d.url, "watch", "--json", "--interval", "1h", "--key-prefix", prefix, "exports"},
-			strings.NewReader(""), &out, &errOut)
-	}()
-	time.Sleep(500 * time.Millisecond)
-	stop()
-	<-done
+	w := watchFirst(t, ctx, d, "--json", "--interval", "1h", "--key-prefix", prefix, "exports")
 	var ev watchEvent
-	if line := out.lines()[0]; json.Unmarshal([]byte(line), &ev) != nil || ev.Report == nil || len(ev.Report.Permits) != 1 {
-		t.Errorf("watch --json start line %q, want the event with the permit\nstderr: %s", line, strings.Join(errOut.lines(), "\n"))
+	if line, _, _ := strings.Cut(w.out, "\n"); json.Unmarshal([]byte(line), &ev) != nil || ev.Report == nil || len(ev.Report.Permits) != 1 {
+		t.Errorf("watch --json start line %q, want the event with the permit\nstderr: %s", line, w.errOut)
 	}
 }

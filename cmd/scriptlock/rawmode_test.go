@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,12 +36,7 @@ func TestModeFieldText(t *testing.T) {
 	r := cli(ctx, d, "", "inspect", "--key-prefix", prefix, "odd")
 	clean("inspect", r.out)
 
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan result, 1)
-	go func() { done <- cli(wctx, d, "", "watch", "--key-prefix", prefix, "odd") }()
-	time.Sleep(300 * time.Millisecond)
-	cancel()
-	clean("watch", (<-done).out)
+	clean("watch", watchFirst(t, ctx, d, "--key-prefix", prefix, "odd").out)
 }
 
 // force-unlock's refusal after a change while asking names the holders it

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"strconv"
 	"strings"
@@ -82,12 +81,7 @@ func TestNonUTF8FieldsText(t *testing.T) {
 
 	watch := func(name ...string) string {
 		t.Helper()
-		wctx, cancel := context.WithCancel(ctx)
-		out := make(chan result, 1)
-		go func() { out <- cli(wctx, d, "", append([]string{"watch", "--key-prefix", prefix}, name...)...) }()
-		time.Sleep(300 * time.Millisecond)
-		cancel()
-		return (<-out).out
+		return watchFirst(t, ctx, d, append([]string{"--key-prefix", prefix}, name...)...).out
 	}
 	w := watch("--name-base64", b64(prefix+rawName))
 	clean("watch", w)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -108,12 +107,7 @@ func TestStaleWaitersNotCounted(t *testing.T) {
 		"fair": "; 2 queued: " + id + "2:live, " + id + "5:live; 3 stale in queue",
 		"rw":   "; 1 writer waiting: " + id + "7:live:write; 1 stale writer",
 	} {
-		wctx, cancel := context.WithCancel(ctx)
-		out := make(chan result, 1)
-		go func() { out <- cli(wctx, d, "", "watch", "--key-prefix", prefix, name) }()
-		time.Sleep(300 * time.Millisecond)
-		cancel()
-		if w := <-out; !strings.Contains(w.out, wantLine) {
+		if w := watchFirst(t, ctx, d, "--key-prefix", prefix, name); !strings.Contains(w.out, wantLine) {
 			t.Errorf("watch %s: want %q in\n%s%s", name, wantLine, w.out, w.errOut)
 		}
 	}
