@@ -21,7 +21,6 @@ func TestRedLockWatchdogQuorumLossWithinDrift(t *testing.T) {
 	const factor = 0.4 // drift 800ms; a node hold's loss margin is 45ms
 	r := mustRedLock(t, "job", cs, WithWatchdog(lease, 600*time.Millisecond),
 		WithClockDrift(factor, 0), WithNodeTimeout(300*time.Millisecond))
-	start := time.Now()
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +30,12 @@ func TestRedLockWatchdogQuorumLossWithinDrift(t *testing.T) {
 	pxs[2].Freeze()
 	defer pxs[1].Thaw()
 	defer pxs[2].Thaw()
-	validUntil := start.Add(lease - r.drift(lease))
+	// The validity is counted from when the last round a majority confirmed
+	// was sent, which is before the freeze: the lease less the drift from
+	// then bounds it. Counted from before the Lock, a renewal round sent
+	// before a freeze that a loaded machine made late read as a validity
+	// past its end.
+	validUntil := time.Now().Add(lease - r.drift(lease))
 	select {
 	case <-lctx.Done():
 	case <-time.After(5 * time.Second):
