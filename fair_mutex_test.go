@@ -705,13 +705,12 @@ func TestFairRefusalWhileHeld(t *testing.T) {
 		return ms
 	}
 	// The head's deadline passes while the lock is held; the queue keys
-	// live on (set here, so a slow machine cannot let them expire first).
+	// live on: queued with a minute's timeout first, which the keys' expiry
+	// takes, then called again with a second's, which moves its deadline
+	// only. Queued with a second's at once, a slow machine could let the
+	// keys expire before the test lengthened their expiry.
+	refuse("x:dead", time.Minute)
 	refuse("x:dead", time.Second)
-	for _, k := range []string{f.queue, f.timeouts} {
-		if err := node.Do(t, "PEXPIRE", k, "60000").Error(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	refuse("x:live", time.Minute)
 	time.Sleep(1200 * time.Millisecond)
 	before := commandCalls(t, node)
