@@ -1,18 +1,14 @@
 package scriptlock
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"net"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/rueidis"
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A DrainPermits whose reply was lost with its connection, and which rueidis
@@ -22,12 +18,9 @@ import (
 // sent, and the permits the drain took were never given back.
 func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	rc, refuseDial := dialRefusingClient(t, px.Addr)
-	c := newTestClient(t, rc)
+	r := newUnsentRig(t)
 	ctx := testCtx(t, 20*time.Second)
-	s := mustSem(t, c, "drain-repeat-unsent")
+	s := mustSem(t, r.c, "drain-repeat-unsent")
 	if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}
@@ -37,28 +30,16 @@ func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
 	if _, err := s.AddPermits(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
-	c.testReserved = px.FreezeReplies
-	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	res := drainLater(dctx, s)
-	landed := eventually(3*time.Second, func() bool { return countAt(t, node, s.Key()) == 0 })
-	c.testReserved = nil
-	refuseDial.Store(true)
-	px.DropAll() // the reply is lost with its connection; every repeat's dial fails
-	px.Thaw()
-	r := <-res
-	refuseDial.Store(false)
-	if !landed {
-		t.Fatalf("the drain did not reach the server (DrainPermits = %d, %v)", r.n, r.err)
-	}
-	if r.err == nil || !strings.Contains(r.err.Error(), "outcome unknown") {
-		t.Fatalf("DrainPermits whose reply was lost, its repeats never sent = %d, %v; want an error of unknown outcome", r.n, r.err)
-	}
-	if !eventually(5*time.Second, func() bool { return countAt(t, node, s.Key()) == 5 }) {
-		t.Fatalf("count = %d after a DrainPermits that failed (%v); want 5: the permits it took went back to nobody", countAt(t, node, s.Key()), r.err)
+	dctx := boundedCtx(t, ctx, 3*time.Second)
+	err := r.lose(t, true, func() bool { return countAt(t, r.node, s.Key()) == 0 }, func() error {
+		_, err := s.DrainPermits(dctx)
+		return err
+	})
+	if !eventually(5*time.Second, func() bool { return countAt(t, r.node, s.Key()) == 5 }) {
+		t.Fatalf("count = %d after a DrainPermits that failed (%v); want 5: the permits it took went back to nobody", countAt(t, r.node, s.Key()), err)
 	}
 	time.Sleep(300 * time.Millisecond) // a second give-back, had there been one
-	if got := countAt(t, node, s.Key()); got != 5 {
+	if got := countAt(t, r.node, s.Key()); got != 5 {
 		t.Fatalf("count = %d; want 5 (given back once)", got)
 	}
 }
