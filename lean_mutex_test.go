@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -291,7 +293,8 @@ func TestLeanMutexPollingHandOff(t *testing.T) {
 func TestLeanMutexLease(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
+	sends := &firstSendClient{Client: node.Client(t)}
+	c := newTestClient(t, sends, WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
 	l := mustLean(t, c, "lease")
 	lctx, err := l.Lock(ctx)
@@ -311,6 +314,7 @@ func TestLeanMutexLease(t *testing.T) {
 
 	const lease = 500 * time.Millisecond
 	sent := time.Now()
+	sends.arm()
 	lctx, err = l.LockWithLease(ctx, lease)
 	if err != nil {
 		t.Fatal(err)
@@ -326,9 +330,16 @@ func TestLeanMutexLease(t *testing.T) {
 		if d := at.Sub(sent); d > lease+time.Second {
 			t.Fatalf("lock context ended %s after the request, lease %s", d, lease)
 		}
+		// Counted from before the request went to rueidis (not from its
+		// reply), less the margin: not past the lease less the margin
+		// counted from when it went. Under load the request may go well
+		// after the call began; that only moves this bound later.
 		lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
-		if !lossAt.Before(sent.Add(lease)) {
-			t.Fatalf("loss deadline %s not before the lease end", lossAt.Sub(sent))
+		if sends.first().IsZero() {
+			t.Fatal("the request never went through the client's Do")
+		}
+		if bound := sends.first().Add(lease - lossMargin(lease)); lossAt.After(bound) {
+			t.Fatalf("loss deadline %s after the request went, past the lease less the margin (%s)", lossAt.Sub(sends.first()), lease-lossMargin(lease))
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("lock context never ended")
@@ -722,4 +733,34 @@ func TestLeanMutexOnCountName(t *testing.T) {
 			}
 		}
 	}
+}
+
+// firstSendClient is a rueidis client that notes when the first command
+// after arm was handed to it.
+type firstSendClient struct {
+	rueidis.Client
+	mu    sync.Mutex
+	armed bool
+	at    time.Time
+}
+
+func (f *firstSendClient) arm() {
+	f.mu.Lock()
+	f.armed, f.at = true, time.Time{}
+	f.mu.Unlock()
+}
+
+func (f *firstSendClient) first() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.at
+}
+
+func (f *firstSendClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	f.mu.Lock()
+	if f.armed {
+		f.armed, f.at = false, time.Now()
+	}
+	f.mu.Unlock()
+	return f.Client.Do(ctx, cmd)
 }
