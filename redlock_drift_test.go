@@ -41,7 +41,9 @@ func TestRedLockExtendInvalidForNodes(t *testing.T) {
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
-	r := mustRedLock(t, "job", cs, WithLease(2*time.Second), WithNodeTimeout(time.Second))
+	// A lease long enough that a slow Lock on a loaded machine still leaves
+	// the context live through the check.
+	r := mustRedLock(t, "job", cs, WithLease(10*time.Second), WithNodeTimeout(time.Second))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
