@@ -151,9 +151,9 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	cause := "start"
 	waitersRefused := false
 	for {
-		r, err := inspect(wctx, e, key)
+		r, interrupted, err := readOrInterrupt(wctx, e, key)
 		switch {
-		case wctx.Err() != nil:
+		case interrupted || wctx.Err() != nil:
 			return nil
 		case isNoPerm(err):
 			// The ACL refuses the read: no later one will do better.
@@ -213,6 +213,31 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 			}
 			break
 		}
+	}
+}
+
+// readOrInterrupt is inspect, given up on once ctx ends (interrupted): when
+// rueidis dials a new connection to a server that stopped answering (SIGSTOP,
+// a hung host behind a live kernel) and its handshake times out, rueidis
+// closes that connection waiting up to a second for the server's reply to
+// its closing PING, inside the read and deaf to ctx, which an operator
+// pressing Ctrl-C should not wait out. The read given up on ends by itself
+// within that second; the process exits meanwhile.
+func readOrInterrupt(ctx context.Context, e *env, key string) (r *Report, interrupted bool, err error) {
+	type read struct {
+		r   *Report
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		r, err := inspect(ctx, e, key)
+		done <- read{r, err}
+	}()
+	select {
+	case rd := <-done:
+		return rd.r, false, rd.err
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
 	}
 }
 
