@@ -51,7 +51,7 @@ func TestForceUnlockRepeatUnsentOutcomeUnknown(t *testing.T) {
 				n, err := r.node.Do(t, "EXISTS", l.Key()).AsInt64()
 				return err == nil && n == 0
 			}, func() error {
-				_, err := l.ForceUnlock(boundedCtx(t, ctx, 3*time.Second))
+				_, err := l.ForceUnlock(boundedCtx(t, ctx))
 				return err
 			})
 		})

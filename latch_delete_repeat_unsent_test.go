@@ -28,7 +28,7 @@ func TestLatchDeleteRepeatUnsentOutcomeUnknown(t *testing.T) {
 		n, err := r.node.Do(t, "EXISTS", l.Key()).AsInt64()
 		return err == nil && n == 0
 	}, func() error {
-		_, err := l.Delete(boundedCtx(t, ctx, 3*time.Second))
+		_, err := l.Delete(boundedCtx(t, ctx))
 		return err
 	})
 }

@@ -23,7 +23,7 @@ func TestPermitRepeatUnsentOutcomeUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.lose(t, true, func() bool { return countAt(t, r.node, s.Key()) == 8 }, func() error {
-			return s.SetPermits(boundedCtx(t, ctx, 3*time.Second), 8)
+			return s.SetPermits(boundedCtx(t, ctx), 8)
 		})
 	})
 	t.Run("AddPermits", func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestPermitRepeatUnsentOutcomeUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.lose(t, false, func() bool { return countAt(t, r.node, s.Key()) == 7 }, func() error {
-			_, err := s.AddPermits(boundedCtx(t, ctx, 3*time.Second), 2)
+			_, err := s.AddPermits(boundedCtx(t, ctx), 2)
 			return err
 		})
 		time.Sleep(300 * time.Millisecond) // a repeat that added again, had there been one
@@ -61,7 +61,7 @@ func TestPermitRepeatUnsentOutcomeUnknown(t *testing.T) {
 			n, err := r.node.Do(t, "EXISTS", s.Key()).AsInt64()
 			return err == nil && n == 0
 		}, func() error {
-			_, err := s.Delete(boundedCtx(t, ctx, 3*time.Second))
+			_, err := s.Delete(boundedCtx(t, ctx))
 			return err
 		})
 	})

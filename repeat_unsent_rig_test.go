@@ -48,7 +48,7 @@ func (r *unsentRig) lose(t *testing.T, reserved bool, landed func() bool, call f
 	}
 	res := make(chan error, 1)
 	go func() { res <- call() }()
-	ok := eventually(3*time.Second, landed)
+	ok := eventually(landWait, landed)
 	r.refuse.Store(true)
 	r.px.DropAll() // the reply is lost with its connection; every repeat's dial fails
 	r.px.Thaw()
@@ -68,10 +68,19 @@ func (r *unsentRig) lose(t *testing.T, reserved bool, landed func() bool, call f
 	return err
 }
 
-// boundedCtx is ctx ended after d: a call whose repeats keep failing to dial
-// ends then.
-func boundedCtx(t *testing.T, ctx context.Context, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(ctx, d)
+// landWait is how long lose waits for the call to land on the server, and
+// callBound how long the call's context lives (boundedCtx): a call that
+// landed late on a loaded machine still has its connection dropped, and
+// rueidis's repeat refused a dial, well before its context ends.
+const (
+	landWait  = 3 * time.Second
+	callBound = landWait + 3*time.Second
+)
+
+// boundedCtx is ctx ended after callBound: a call whose repeats keep failing
+// to dial ends then, with the dial's error.
+func boundedCtx(t *testing.T, ctx context.Context) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, callBound)
 	t.Cleanup(cancel)
 	return ctx
 }

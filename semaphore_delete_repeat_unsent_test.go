@@ -24,7 +24,7 @@ func TestSemaphoreDeleteRepeatUnsentOutcomeUnknown(t *testing.T) {
 	if _, err := s.AddPermits(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
-	dctx := boundedCtx(t, ctx, 3*time.Second)
+	dctx := boundedCtx(t, ctx)
 	r.lose(t, true, func() bool {
 		n, err := r.node.Do(t, "EXISTS", s.Key()).AsInt64()
 		return err == nil && n == 0

@@ -30,7 +30,7 @@ func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
 	if _, err := s.AddPermits(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
-	dctx := boundedCtx(t, ctx, 3*time.Second)
+	dctx := boundedCtx(t, ctx)
 	err := r.lose(t, true, func() bool { return countAt(t, r.node, s.Key()) == 0 }, func() error {
 		_, err := s.DrainPermits(dctx)
 		return err

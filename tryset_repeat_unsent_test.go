@@ -44,7 +44,7 @@ func TestTrySetRepeatUnsentOutcomeUnknown(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.lose(t, false, func() bool { return countAt(t, r.node, s.key) == 5 }, func() error {
-				_, err := s.set(boundedCtx(t, ctx, 3*time.Second), 5)
+				_, err := s.set(boundedCtx(t, ctx), 5)
 				return err
 			})
 		})
