@@ -17,15 +17,7 @@ func TestSemaphoreDrainAgainAfterUnanswered(t *testing.T) {
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, p.c, "drain-again")
-	if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
-		t.Fatalf("TrySetPermits = %v, %v", ok, err)
-	}
-	if _, err := s.DrainPermits(ctx); err != nil { // scripts loaded
-		t.Fatal(err)
-	}
-	if _, err := s.AddPermits(ctx, 5); err != nil {
-		t.Fatal(err)
-	}
+	drainReady(t, ctx, s)
 	// The give-back is held up (a slow or reconnecting link would do the
 	// same) until the drain is made again.
 	gate := make(chan struct{})

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"net"
@@ -21,15 +22,7 @@ func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
 	r := newUnsentRig(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, r.c, "drain-repeat-unsent")
-	if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
-		t.Fatalf("TrySetPermits = %v, %v", ok, err)
-	}
-	if _, err := s.DrainPermits(ctx); err != nil { // scripts loaded
-		t.Fatal(err)
-	}
-	if _, err := s.AddPermits(ctx, 5); err != nil {
-		t.Fatal(err)
-	}
+	drainReady(t, ctx, s)
 	dctx := boundedCtx(t, ctx)
 	err := r.lose(t, true, func() bool { return countAt(t, r.node, s.Key()) == 0 }, func() error {
 		_, err := s.DrainPermits(dctx)
@@ -41,6 +34,21 @@ func TestSemaphoreDrainRepeatUnsentGivenBack(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // a second give-back, had there been one
 	if got := countAt(t, r.node, s.Key()); got != 5 {
 		t.Fatalf("count = %d; want 5 (given back once)", got)
+	}
+}
+
+// drainReady sets s to 5 permits, drains them once (the drain's scripts
+// loaded) and gives the 5 back: 5 permits for the drain under test.
+func drainReady(t *testing.T, ctx context.Context, s *Semaphore) {
+	t.Helper()
+	if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if _, err := s.DrainPermits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddPermits(ctx, 5); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -19,15 +19,7 @@ func TestSemaphoreDrainUnansweredGivenBack(t *testing.T) {
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, p.c, "drain-unanswered")
-	if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
-		t.Fatalf("TrySetPermits = %v, %v", ok, err)
-	}
-	if _, err := s.DrainPermits(ctx); err != nil { // scripts loaded
-		t.Fatal(err)
-	}
-	if _, err := s.AddPermits(ctx, 5); err != nil {
-		t.Fatal(err)
-	}
+	drainReady(t, ctx, s)
 	// Replies held back once the record is reserved: the drain runs, and
 	// its caller gives up before it hears how many permits it took.
 	p.c.testReserved = p.px.FreezeReplies
