@@ -439,7 +439,14 @@ func mayHaveRun(err error, what string) error {
 	if err == nil || !notSent(err) {
 		return err
 	}
-	return fmt.Errorf("%w (outcome unknown: %s)", err, what)
+	return outcomeUnknown(err, what)
+}
+
+// outcomeUnknown is err said to be of unknown outcome (what: what may have
+// happened, and what calling again may do): errors.Is finds both err and
+// ErrOutcomeUnknown.
+func outcomeUnknown(err error, what string) error {
+	return fmt.Errorf("%w (%w: %s)", err, ErrOutcomeUnknown, what)
 }
 
 const (

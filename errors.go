@@ -67,6 +67,14 @@ var (
 	// draw them count in Lua's doubles): no token can be drawn that rises
 	// above the last. The acquisition changed nothing.
 	ErrFenceCounter = errors.New("no fencing token can be drawn from the lock's counter")
+	// ErrOutcomeUnknown: a call that changes a count or deletes a key
+	// (ForceUnlock, a semaphore's Release, AddPermits, SetPermits,
+	// DrainPermits, TrySetPermits and Delete, a latch's CountDown,
+	// TrySetCount and Delete) failed after it may have run: rueidis made it
+	// again on a new connection after the one it was sent on broke, and
+	// that dial failed. Calling again may change things twice; read the
+	// state first. The network error stays reachable through errors.As.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
 )
 
 // MaxNameLen is the longest lock name accepted, in bytes.

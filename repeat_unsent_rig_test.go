@@ -58,8 +58,8 @@ func (r *unsentRig) lose(t *testing.T, reserved bool, landed func() bool, call f
 	if !ok {
 		t.Fatalf("the call did not reach the server (error %v)", err)
 	}
-	if err == nil || !strings.Contains(err.Error(), "outcome unknown") {
-		t.Fatalf("call whose reply was lost, its repeats never sent = %v; want an error of unknown outcome", err)
+	if !errors.Is(err, ErrOutcomeUnknown) || !strings.Contains(err.Error(), "outcome unknown") {
+		t.Fatalf("call whose reply was lost, its repeats never sent = %v; want an error of unknown outcome (errors.Is ErrOutcomeUnknown)", err)
 	}
 	var oe *net.OpError
 	if !errors.As(err, &oe) {

@@ -536,7 +536,7 @@ func (s *Semaphore) change(ctx context.Context, n int64, persist bool) (int64, e
 		// change, a script it may retry, again on a new connection after
 		// the one it was sent on broke, and answers that dial's error. A
 		// caller that read it as never sent would change the count twice.
-		return 0, fmt.Errorf("%w (outcome unknown: the permits may have changed; calling again may change them twice)", err)
+		return 0, outcomeUnknown(err, "the permits may have changed; calling again may change them twice")
 	}
 	return v, notCount(outOfRange(err))
 }
@@ -658,7 +658,7 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 			// may have ended); a drain still on its way finds its record
 			// undone and takes nothing.
 			s.undoLater(record, 0, sent)
-			return 0, s.fail("drain", fmt.Errorf("%w (outcome unknown: the permits it may have taken are being given back)", err))
+			return 0, s.fail("drain", outcomeUnknown(err, "the permits it may have taken are being given back"))
 		}
 		return 0, s.fail("drain", notCount(err))
 	}
@@ -734,7 +734,7 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 		// retry, again on a new connection after the one it was sent on
 		// broke, and answers that dial's error (as for change). Deleting
 		// again would delete a count set since.
-		return false, s.fail("delete", fmt.Errorf("%w (outcome unknown: the semaphore may have been deleted; deleting again may delete a count set since)", err))
+		return false, s.fail("delete", outcomeUnknown(err, "the semaphore may have been deleted; deleting again may delete a count set since"))
 	}
 	if err != nil {
 		return false, s.fail("delete", notCount(err))
