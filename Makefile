@@ -72,9 +72,14 @@ redis-server: deps
 # Redis, not the CPU, so twice the CPUs and at least 8 (go test's default is GOMAXPROCS).
 TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4); n=$$((n * 2)); [ "$$n" -ge 8 ] 2>/dev/null || n=8; echo $$n)
 
+# TEST_TIMEOUT: go test's limit per package. The root package takes about 7 minutes under the
+# race detector on 2 cores, close to go test's default of 10; a slower machine should not fail
+# on that alone, while a test that hangs still ends the run.
+TEST_TIMEOUT ?= 20m
+
 ## test: all tests against real redis-server processes started by the tests
 test: deps
-	$(GO) test -race -count=1 -parallel $(TEST_PARALLEL) $(TESTFLAGS) ./...
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) ./...
 	$(GO) test -count=1 -run '^(TestUncontendedAllocs|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestTrySetConnectionDrops)$$' .
 	cd otel && $(GO) test -race -count=1 $(TESTFLAGS) ./...
 	cd bench && $(GO) test -race -count=1 $(TESTFLAGS) ./...
@@ -116,7 +121,7 @@ GO127_SKIP ?= ^(TestRandomFaults|TestLeaseProbe|TestUndoLateReleaseKeepsHold|Tes
 GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos -e /internal/redistest)
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version
-	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 -parallel $(GO127_PARALLEL) $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
+	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 -timeout $(TEST_TIMEOUT) -parallel $(GO127_PARALLEL) $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
 	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 $(TESTFLAGS) ./...
 
 ## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
