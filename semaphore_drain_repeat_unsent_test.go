@@ -54,7 +54,11 @@ func drainReady(t *testing.T, ctx context.Context, s *Semaphore) {
 
 // dialRefusingClient is a rueidis client on addr whose dials fail with an
 // injected dial error (a *net.OpError, as a timed-out dial's) while the
-// returned flag is set.
+// returned flag is set. It makes a retryable call again three times, 10 ms
+// apart, and then answers the dial's error, as rueidis's default retries do
+// once the context's deadline is nearer than their next pause: those go on
+// until then, and whether the call then answered the dial's error or the
+// context's depended on which came first at the deadline.
 func dialRefusingClient(t *testing.T, addr string) (rueidis.Client, *atomic.Bool) {
 	t.Helper()
 	refuse := new(atomic.Bool)
@@ -65,6 +69,12 @@ func dialRefusingClient(t *testing.T, addr string) (rueidis.Client, *atomic.Bool
 				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("i/o timeout (injected)")}
 			}
 			return d.Dial("tcp", addr)
+		},
+		RetryDelay: func(attempts int, _ rueidis.Completed, _ error) time.Duration {
+			if attempts > 3 {
+				return -1
+			}
+			return 10 * time.Millisecond
 		},
 	})
 	if err != nil {
