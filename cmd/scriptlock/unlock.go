@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,19 +153,22 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("force-unlock %q: --sharded on sends the release message with SPUBLISH, which the server does not have (renamed away, or before Redis 7): run with --sharded off or --sharded auto to send it with PUBLISH: %w", key, err)
 	}
 	if err != nil {
+		var se *generated.ScriptError
+		_, isReply := rueidis.IsRedisErr(err)
+		if !isReply && !errors.As(err, &se) {
+			// Not Redis's answer: the script may have run. A dial error is
+			// no call never sent either: rueidis makes the script, which it
+			// may retry, again on a new connection after the one it was
+			// sent on broke, and answers that dial's error, or the
+			// timeout's when it ends first. Forcing again would delete the
+			// lock of whoever took it since.
+			return fmt.Errorf("force-unlock %q: %w (outcome unknown: the lock may have been released; inspect it before forcing again)", key, err)
+		}
 		if errors.Is(err, generated.ErrNoPublish) {
 			// The refusal names the channel, the lock's name in it, which
 			// the script cleared of ASCII control bytes only: shown as
 			// the command shows a name, no rune a terminal acts on.
 			err = escapedError{err}
-		}
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Op == "dial" {
-			// Not a call never sent: rueidis makes the script, which it may
-			// retry, again on a new connection after the one it was sent on
-			// broke, and answers that dial's error. Forcing again would
-			// delete the lock of whoever took it since.
-			return fmt.Errorf("force-unlock %q: %w (outcome unknown: the lock may have been released; inspect it before forcing again)", key, err)
 		}
 		return fmt.Errorf("force-unlock %q: %w", key, err)
 	}

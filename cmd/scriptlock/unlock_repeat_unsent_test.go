@@ -17,6 +17,30 @@ import (
 // lock of whoever took it since. The error says the outcome is unknown.
 func TestForceUnlockRepeatUnsentOutcomeUnknown(t *testing.T) {
 	t.Parallel()
+	forceUnlockReplyLost(t, func(px *netproxy.Proxy) {
+		px.Close() // the reply is lost with its connection; every repeat's dial is refused
+	}, func(r result) bool {
+		// rueidis redials until the timeout is near, and answers the dial's
+		// error, or the timeout's when it ends first.
+		return strings.Contains(r.errOut, "dial") || strings.Contains(r.errOut, "deadline exceeded")
+	})
+}
+
+// A force-unlock whose reply did not come back before --timeout ran out
+// ran as well: its error says the outcome is unknown, not a bare timeout.
+func TestForceUnlockTimeoutOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	forceUnlockReplyLost(t, func(*netproxy.Proxy) {}, func(r result) bool {
+		return strings.Contains(r.errOut, "deadline exceeded")
+	})
+}
+
+// forceUnlockReplyLost runs force-unlock --timeout 3s through a proxy that
+// holds the replies back from just before the delete; once the delete has
+// landed it runs lose, and checks that the command failed with an error
+// that says the outcome is unknown and that why accepts.
+func forceUnlockReplyLost(t *testing.T, lose func(*netproxy.Proxy), why func(result) bool) {
+	t.Helper()
 	node := redistest.Server(t)
 	ctx := testCtx(t, 60*time.Second)
 	prefix := redistest.Prefix(t)
@@ -44,14 +68,15 @@ func TestForceUnlockRepeatUnsentOutcomeUnknown(t *testing.T) {
 			n, err := node.Do(t, "EXISTS", m.Key()).AsInt64()
 			landed = err == nil && n == 0
 		}
-		px.Close() // the reply is lost with its connection; every repeat's dial is refused
+		lose(px)
 		r := <-res
+		px.Close()
 		if !landed {
 			t.Logf("attempt %d: the force-unlock did not reach the server: exit %d\n%s%s", attempt, r.code, r.out, r.errOut)
 			continue
 		}
-		if r.code != exitFailure || !strings.Contains(r.errOut, "dial") || !strings.Contains(r.errOut, "outcome unknown") {
-			t.Fatalf("force-unlock whose reply was lost, its repeats never sent: exit %d; want %d with the dial error saying the outcome is unknown\n%s%s",
+		if r.code != exitFailure || !why(r) || !strings.Contains(r.errOut, "outcome unknown") {
+			t.Fatalf("force-unlock whose reply was lost: exit %d; want %d with an error saying the outcome is unknown\n%s%s",
 				r.code, exitFailure, r.out, r.errOut)
 		}
 		return
