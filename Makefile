@@ -69,12 +69,12 @@ deps:
 redis-server: deps
 
 # TEST_PARALLEL: how many tests marked parallel run at once. Most of them wait on timers and
-# Redis, not the CPU, so twice the CPUs and at least 8 (go test's default is GOMAXPROCS).
-TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4); n=$$((n * 2)); [ "$$n" -ge 8 ] 2>/dev/null || n=8; echo $$n)
+# Redis, not the CPU, so four times the CPUs and at least 16 (go test's default is GOMAXPROCS).
+TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); n=$$((n * 4)); [ "$$n" -ge 16 ] 2>/dev/null || n=16; echo $$n)
 
-# TEST_TIMEOUT: go test's limit per package. The root package takes about 7 minutes under the
-# race detector on 2 cores, close to go test's default of 10; a slower machine should not fail
-# on that alone, while a test that hangs still ends the run.
+# TEST_TIMEOUT: go test's limit per package. The root package has taken up to 7 minutes under
+# the race detector on 2 cores, running fewer tests at once: too close to go test's default of
+# 10 for a slower machine to fail on that alone, while a test that hangs still ends the run.
 TEST_TIMEOUT ?= 20m
 
 ## test: all tests against real redis-server processes started by the tests
@@ -113,10 +113,8 @@ test: deps
 ##   runs all four too).
 GO127      ?= go1.27.4
 GO127_RACE ?=
-# GO127_PARALLEL: twice TEST_PARALLEL. Without the race detector the tests use
-# less of the CPU, and this run has the machine to itself: make test's runs
-# the other packages beside the root package's.
-GO127_PARALLEL ?= $(shell echo $$(( $(TEST_PARALLEL) * 2 )))
+# GO127_PARALLEL: as TEST_PARALLEL.
+GO127_PARALLEL ?= $(TEST_PARALLEL)
 GO127_SKIP ?= ^(TestRandomFaults|TestLeaseProbe|TestUndoLateReleaseKeepsHold|TestUndoLateReleaseAfterUnlock|TestUndoLateReleaseSparesRegrant|TestUndoLateReleaseSparesRegrantAfterCounterExpiry|TestReleaseLateFirstAttempt|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestFenceCounterRestartedByRedisson|TestMutexRedisRestart|TestFailedUnlockDropsHold|TestGuard[A-Za-z]*|TestCloseDuringGuardedRenewalRound|TestKeySlotServer|TestWatchdogFrozen[A-Za-z]*|TestShardedProbeFrozenNodeSparesOtherNodes|TestMultiLockRollbackFrozenMemberSparesOthers|TestPlainPubSubFrozenNodeSparesOtherNodes|TestEvictionWarningFrozenNodeSparesOtherNodes|TestCloseEndsWaitOnFrozenServer|TestSettleCatchesLateAttempt|TestRecordedDeletionArrivingLateDeletesNothing|TestSemaphoreGuard[A-Za-z]*|TestSemaphoreFailoverGuard|TestPermitSemaphoreFailoverGuard|TestPermitSemaphoreGuard[A-Za-z]*|TestSemaphoreDrain[A-Za-z]*|TestObserverSemaphoreFailoverGuard|TestSemaphoresGuardedNoAlloc|TestPermitExtendGuardedConnBroken|TestExtendGuardedConnBroken|TestExtendShorterLeaseAnnouncedCluster|TestSharedRewaitEndsWithItsWait|TestLeanUndoMarkWaitEndsWithContext|TestWatchdogHoldBusyWithReentries|TestWatchdogReadHoldBusyWithReentries|TestWatchdogSoonKeepsHandOverInterval|TestWatchdogHandOverBesideShorterLease|TestSettleCatchesLateWatchdogReentry|TestExtendRetriedOnRefusal|TestMisconfRetried[A-Za-z]*|TestRedLockTransientRefusalOnMajority|TestCloseUndoesUnknownAcquisition|TestPermitUndoCatchesLateAttempt|TestLateReleaseSparesNewHold|TestUndoCatchesLateAttempt|TestForceUnlockLostReplyEndsOwnHolds|TestTrySetConnectionDrops|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestSlotMovedWhileHeld|TestClusterFailoverWhileHeld|TestClusterFailoverWaitersEveryKind|TestClusterFailoverContended|TestClusterPrimaryKilledWhileHeld|TestManyNamesLeaveNoState|TestResubscribedManyTimesLeavesNothing|TestNoKeyLeftWithoutExpiry|TestNoKeyLeftWithoutExpiryOthers|TestList(PrimaryDown|PrimaryDiesAfterScan|PrimaryFailsMidScan|HungFirstPrimaryOneTimeout|PrimaryBusy|CursorAfterFailover|CursorOnUnreadPrimary|CursorAfterPartialStaysPartial|MaxScansSpentOnUnreadPrimary|UnreadNamesRoleError|CursorWithinDownPrimary)|Test[A-Za-z0-9]*Agrees?WithServer)$$
 GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos -e /internal/redistest)
 test-go1.27: deps
