@@ -531,14 +531,9 @@ func (s *Semaphore) change(ctx context.Context, n int64, persist bool) (int64, e
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL, persist)
 	})
-	if err != nil && notSent(err) {
-		// A dial error does not mean nothing ran here: rueidis makes the
-		// change, a script it may retry, again on a new connection after
-		// the one it was sent on broke, and answers that dial's error. A
-		// caller that read it as never sent would change the count twice.
-		return 0, outcomeUnknown(err, "the permits may have changed; calling again may change them twice")
-	}
-	return v, notCount(outOfRange(err))
+	// A dial error does not mean nothing ran here: rueidis makes the change,
+	// a script it may retry, again on a new connection (mayHaveRun).
+	return v, mayHaveRun(notCount(outOfRange(err)), "the permits may have changed; calling again may change them twice")
 }
 
 // notCount makes a counter script's refusal of a key that holds no count
@@ -729,15 +724,9 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string, slack time.Duration) (bool, error) {
 		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.deleted, s.c.recordTTL, slack)
 	})
-	if err != nil && notSent(err) {
-		// Not a call never sent: rueidis makes the delete, a script it may
-		// retry, again on a new connection after the one it was sent on
-		// broke, and answers that dial's error (as for change). Deleting
-		// again would delete a count set since.
-		return false, s.fail("delete", outcomeUnknown(err, "the semaphore may have been deleted; deleting again may delete a count set since"))
-	}
 	if err != nil {
-		return false, s.fail("delete", notCount(err))
+		// A dial error is not a call never sent (mayHaveRun, as for change).
+		return false, s.fail("delete", mayHaveRun(notCount(err), "the semaphore may have been deleted; deleting again may delete a count set since"))
 	}
 	return ok, nil
 }
