@@ -33,8 +33,8 @@ func failoverWaitersWoken(t *testing.T, kill bool) {
 	prefix := redistest.Prefix(t)
 	const lease = 2 * time.Minute
 	opts := []scriptlock.Option{guardOpt(true), scriptlock.WithWaiterTimeout(lease), scriptlock.WithWatchdog(lease, 5*time.Second)}
-	hc := sentinelLocks(t, s, prefix, opts...)
-	wc := sentinelLocks(t, s, prefix, opts...)
+	hc, hrc := sentinelLocksRC(t, s, prefix, opts...)
+	wc, wrc := sentinelLocksRC(t, s, prefix, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
 	defer cancel()
 
@@ -65,8 +65,12 @@ func failoverWaitersWoken(t *testing.T, kill bool) {
 		old, primary, took = s.Failover(t)
 	}
 	t.Logf("failover from %s to %s in %v", old.Addr, primary.Addr, took)
-	// The holder's Client follows the failover (its releases go to the new
-	// primary); the old one is not yet a replica of the new one.
+	// Both Clients follow the failover before the holder gives back: after
+	// SENTINEL FAILOVER the old primary, not yet a replica of the new one,
+	// stays writable, and a Client told of the switch only when the leading
+	// sentinel ends the failover (a second or more after the others agree)
+	// would give back there, or take there what was given back on the new one.
+	t.Logf("both Clients on the new primary %v later", s.AwaitFollowed(t, primary, hrc, wrc).Round(time.Millisecond))
 	time.Sleep(time.Second)
 	for i, w := range waiters {
 		select {

@@ -54,6 +54,14 @@ func mustLock(t testing.TB, k func(*scriptlock.Client, string) (scriptlock.Locke
 // as a separate service instance would have, with the given options.
 func sentinelLocks(t *testing.T, s *redistest.SentinelT, prefix string, opts ...scriptlock.Option) *scriptlock.Client {
 	t.Helper()
+	c, _ := sentinelLocksRC(t, s, prefix, opts...)
+	return c
+}
+
+// sentinelLocksRC is sentinelLocks that also returns the rueidis client under
+// the locks, for tests that wait until it follows a failover.
+func sentinelLocksRC(t *testing.T, s *redistest.SentinelT, prefix string, opts ...scriptlock.Option) (*scriptlock.Client, rueidis.Client) {
+	t.Helper()
 	rc := s.Client(t, func(o *rueidis.ClientOption) {
 		o.Dialer.Timeout = time.Second
 		o.ConnWriteTimeout = 2 * time.Second
@@ -67,7 +75,7 @@ func sentinelLocks(t *testing.T, s *redistest.SentinelT, prefix string, opts ...
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return c
+	return c, rc
 }
 
 func guardOpt(on bool) scriptlock.Option {

@@ -1,6 +1,7 @@
 package redistest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -285,6 +286,41 @@ func (s *SentinelT) WaitFailover(t testing.TB, old *Node, replicas int) (*Node, 
 	}
 	t.Fatalf("redistest: no failover away from %s after %v: %v", old.Addr, failoverWait, err)
 	return nil, 0
+}
+
+// AwaitFollowed waits until each client sends its commands to n, failing the
+// test after failoverWait. A client learns of a failover from the
+// +switch-master message of the sentinel it listens to, and the sentinel that
+// led the failover sends it only when the failover ends, a second or more
+// after the others agree on the new primary; after SENTINEL FAILOVER the old
+// primary stays writable until the sentinels demote it, so until then such a
+// client still reads and writes there.
+//
+// It returns how long it waited.
+func (s *SentinelT) AwaitFollowed(t testing.TB, n *Node, clients ...rueidis.Client) time.Duration {
+	t.Helper()
+	start := time.Now()
+	info, err := rawCmdAuth(n.Addr, n.password, time.Second, "INFO", "server")
+	if err != nil {
+		t.Fatalf("redistest: INFO server on %s: %v", n.Addr, err)
+	}
+	want := infoField(info, "run_id")
+	deadline := time.Now().Add(failoverWait)
+	for i, c := range clients {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			got, err := c.Do(ctx, c.B().Info().Section("server").Build()).ToString()
+			cancel()
+			if err == nil && infoField(got, "run_id") == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("redistest: client %d still not on the primary %s after %v (last: run_id %q, %v)", i, n.Addr, failoverWait, infoField(got, "run_id"), err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return time.Since(start)
 }
 
 // onlineReplicas reports an error unless the node lists at least want

@@ -39,7 +39,13 @@ func TestSentinel(t *testing.T) {
 			t.Fatalf("after failover GET = %q, want 1", got)
 		}
 		// The old primary stays writable until the sentinels turn it into a
-		// replica; the client moves on +switch-master, shortly after.
+		// replica; the client moves on +switch-master, shortly after, and
+		// once AwaitFollowed returns its next write is on the new primary.
+		s.AwaitFollowed(t, primary, rc)
+		mustSet(t, rc, key, "followed")
+		if got, err := primary.Do(t, "GET", key).ToString(); got != "followed" {
+			t.Fatalf("after AwaitFollowed, GET on the new primary = %q (%v), want the client's write", got, err)
+		}
 		t.Logf("client writes reach the new primary %v after the sentinels agreed on it", follow(t, rc, primary, key))
 		s.WaitReplicas(t, primary, 2)
 		if n, err := rc.Do(ctxFor(t, 10*time.Second), rc.B().Wait().Numreplicas(2).Timeout(5000).Build()).AsInt64(); err != nil || n != 2 {
