@@ -553,6 +553,9 @@ func badFence(err error) error {
 // count, or another program's value of another type, and
 // the refusals of a read-write lock's hash by a Mutex and the reverse.
 func wrongKind(err error) error {
+	if err == nil {
+		return nil // before errors.As's target, which escapes: no allocation on success
+	}
 	if (errors.Is(err, generated.ErrNotRw) || errors.Is(err, generated.ErrNotMutex) || errors.Is(err, generated.ErrNotLean)) && !errors.Is(err, ErrWrongKind) {
 		// A read-write lock and a Mutex, FairMutex or Redisson RLock share
 		// the name: both are hashes, told apart by the mode field. Or a
