@@ -515,7 +515,7 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	if _, err := s.change(rctx, n, false); err != nil {
+	if _, err := s.change(rctx, n, false, true); err != nil {
 		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	return nil
@@ -526,9 +526,15 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 // (callRecorded); a Release that gave up there would leave the caller to
 // guess: calling again could return the permits twice, for good, and not
 // calling could lose them for good.
-func (s *Semaphore) change(ctx context.Context, n int64, persist bool) (int64, error) {
+func (s *Semaphore) change(ctx context.Context, n int64, persist, bounded bool) (int64, error) {
 	latch := s.latch()
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+		if bounded {
+			// A Release ends at the release timeout, not by a deadline
+			// rueidis sees, which closed the connection renewals share
+			// (withoutDeadline); the repeats see the deadline.
+			ctx = withoutDeadline(ctx)
+		}
 		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL, persist)
 	})
 	// A dial error does not mean nothing ran here: rueidis makes the change,
@@ -573,7 +579,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if n == 0 || n > maxCount || n < -maxCount {
 		return 0, s.fail("add permits", invalidf("permits to add must be non-zero and at most %d either way, got %d", int64(maxCount), n))
 	}
-	v, err := s.change(ctx, n, true)
+	v, err := s.change(ctx, n, true, false)
 	if err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}

@@ -6,15 +6,14 @@ import (
 	"time"
 )
 
-// A give-back bounded by the release timeout (a CountDown, a
-// PermitSemaphore's Release or give-back in the background) goes out on the
+// A give-back bounded by the release timeout (a CountDown, either
+// semaphore's Release, a PermitSemaphore's give-back in the background) goes out on the
 // Client's connection just before a renewal, on a link whose round trip
 // (3.1 s) is longer than that bound (1 s here) and well within half the
 // lease (8 s), as in TestWatchdogRenewalBesideUndoOnSlowLink: with the bound
 // a deadline rueidis sees, the connection closed when it passed, failing
 // the renewal queued behind it, and the hold was lost. The give-back still
 // ends at its bound (within a 1.5 s margin, under the 3.1 s a reply takes).
-// (A Semaphore's Release keeps its deadline: see docs/guarantees.md.)
 func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
 	t.Parallel()
 	const lease, oneWay, watch, bound = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second, time.Second
@@ -46,6 +45,19 @@ func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
 		}, func(c *Client) {
 			if s, err := c.PermitSemaphore("permits"); err == nil {
 				_ = s.Release(context.Background(), id)
+			}
+		}},
+		{"SemaphoreRelease", func(t *testing.T, c *Client) {
+			s, err := c.Semaphore("sem")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Release(testCtx(t, 5*time.Second), 1); err != nil { // the script loaded
+				t.Fatal(err)
+			}
+		}, func(c *Client) {
+			if s, err := c.Semaphore("sem"); err == nil {
+				_ = s.Release(context.Background(), 1)
 			}
 		}},
 		// A permit given back in the background (an acquisition come too
