@@ -197,9 +197,10 @@
 //     counter (it holds no integer, a negative one, or one of 2^53 - 1 or
 //     more); the acquisition changes nothing.
 //   - [ErrOutcomeUnknown]: a call that changes a count or deletes a key
-//     failed with a network error after it may have run (rueidis made it
-//     again on a new connection, whose dial failed); calling again may
-//     change things twice. errors.As still finds the network error.
+//     failed after it may have run (its reply lost, its context ended while
+//     it was on its way, or rueidis made it again on a new connection whose
+//     dial failed); calling again may change things twice. errors.Is and
+//     errors.As still find the context's or the network's error.
 //
 // A wait ended by its context returns an error that errors.Is the context's
 // error. Redis and network failures are wrapped with the operation and the

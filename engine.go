@@ -435,12 +435,39 @@ func notSent(err error) bool {
 // connection after the one it was sent on broke, and answers that dial's
 // error, so a caller that read it as never sent would change things twice.
 // errors.As still finds the dial's *net.OpError.
+//
+// So is the error of a recorded call (callRecorded) one attempt of which
+// may have run (maybeRan): its reply was lost, or its context ended while
+// it was on its way, and what followed did not settle it. The error of a
+// call that never sent its change (ranNothing: its reservation failed) is
+// returned as it is.
 func mayHaveRun(err error, what string) error {
-	if err == nil || !notSent(err) {
+	if err == nil {
+		return nil
+	}
+	var rn ranNothing
+	if errors.As(err, &rn) {
+		return err
+	}
+	var mr maybeRan
+	if !notSent(err) && !errors.As(err, &mr) {
 		return err
 	}
 	return outcomeUnknown(err, what)
 }
+
+// maybeRan marks the error of a recorded call one attempt of which may have
+// run (mayHaveRun). Its text and chain are the error's own.
+type maybeRan struct{ error }
+
+func (m maybeRan) Unwrap() error { return m.error }
+
+// ranNothing marks the error of a reserved call whose change was never sent
+// (reservedCall: its reservation failed). Its text and chain are the
+// error's own.
+type ranNothing struct{ error }
+
+func (r ranNothing) Unwrap() error { return r.error }
 
 // outcomeUnknown is err said to be of unknown outcome (what: what may have
 // happened, and what calling again may do): errors.Is finds both err and
@@ -528,13 +555,23 @@ func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(ctx 
 	ctx, cancel := c.recordBound(ctx)
 	defer cancel()
 	cr := changeRetry{rt: newRetrier()}
+	// ran: an attempt may have run, its reply lost or cut short by ctx (a
+	// dial error too: rueidis may have sent it before the dial it answers).
+	ran := false
 	for {
 		publish := c.publishCommand()
 		v, err := call(ctx, publish)
 		if err == nil {
 			return v, nil
 		}
+		ran = ran || notSent(err) || !replied(err) && !retryLater(err)
 		if again, _, err := cr.next(ctx, c, refusals, publish, err); !again {
+			if ran && !replied(err) {
+				// Redis's last answer, if it was one, settles the call (a
+				// repeat answers what the first attempt did, from its
+				// record); a refusal or the end of ctx does not.
+				err = maybeRan{err}
+			}
 			return 0, err
 		}
 	}
@@ -2488,6 +2525,14 @@ func (c *Client) reservedCall(ctx context.Context, prefix, key string, refusals 
 			return reserve(ctx, c.rc, record, max(time.Until(deadline), time.Millisecond))
 		})
 		if err != nil {
+			// The change was never sent, whatever became of the reservation
+			// (it expires as the caller stops waiting).
+			if mr, ok := err.(maybeRan); ok {
+				return 0, ranNothing{mr.error}
+			}
+			if !replied(err) {
+				err = ranNothing{err} // a dial error too: mayHaveRun leaves it
+			}
 			return 0, err
 		}
 		if c.testReserved != nil {

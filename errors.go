@@ -70,10 +70,13 @@ var (
 	// ErrOutcomeUnknown: a call that changes a count or deletes a key
 	// (ForceUnlock, a semaphore's Release, AddPermits, SetPermits,
 	// DrainPermits, TrySetPermits and Delete, a latch's CountDown,
-	// TrySetCount and Delete) failed after it may have run: rueidis made it
-	// again on a new connection after the one it was sent on broke, and
-	// that dial failed. Calling again may change things twice; read the
-	// state first. The network error stays reachable through errors.As.
+	// TrySetCount and Delete) failed after it may have run: its reply was
+	// lost, or its context (for Release and CountDown, the release timeout)
+	// ended while it was on its way, or rueidis made it again on a new
+	// connection after the one it was sent on broke and that dial failed.
+	// Calling again may change things twice; read the state first. The
+	// context's or the network's error stays reachable through errors.Is
+	// and errors.As.
 	ErrOutcomeUnknown = errors.New("outcome unknown")
 )
 
