@@ -26,6 +26,14 @@ const (
 	sentinelDownAfter       = 1000 * time.Millisecond
 	sentinelFailoverTimeout = 10 * time.Second
 	failoverWait            = 60 * time.Second // generous: elections may need a retry under load
+	// settledDownAfter is the sentinels' down-after once a failover a test
+	// asked for is done. On a loaded machine the new primary now and then
+	// answered their pings later than sentinelDownAfter, and they promoted
+	// another replica, one that had not yet received every write made on
+	// the new primary (a release, which the test then waited for in vain):
+	// a failover nobody asked for. KillPrimary makes it sentinelDownAfter
+	// again before it kills.
+	settledDownAfter = 30 * time.Second
 )
 
 // SentinelT is a Sentinel deployment started by Sentinel: a primary, its
@@ -265,7 +273,10 @@ func (s *SentinelT) agreedPrimary() (*Node, error) {
 
 // WaitFailover waits until the sentinels agree on a primary other than old
 // that reports role:master and has at least replicas replicas online, and
-// returns it with the time from the call to that point.
+// returns it with the time from the call to that point. From then on the
+// sentinels count a primary down only after settledDownAfter, not
+// sentinelDownAfter: on a loaded machine they ran failovers of their own
+// after the one the test made (KillPrimary makes it short again).
 func (s *SentinelT) WaitFailover(t testing.TB, old *Node, replicas int) (*Node, time.Duration) {
 	t.Helper()
 	start := time.Now()
@@ -279,7 +290,9 @@ func (s *SentinelT) WaitFailover(t testing.TB, old *Node, replicas int) (*Node, 
 		}
 		if err == nil {
 			if err = onlineReplicas(n, replicas); err == nil {
-				return n, time.Since(start)
+				took := time.Since(start)
+				s.setDownAfter(t, settledDownAfter)
+				return n, took
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -347,7 +360,8 @@ func onlineReplicas(n *Node, want int) error {
 // the new primary once the sentinels agree on the new one and the other
 // replica replicates from it, with the time that took. The old primary
 // becomes a replica at the sentinels' next INFO round, up to 10 s later;
-// WaitReplicas waits for that.
+// WaitReplicas waits for that. Once the new primary is agreed on, the
+// sentinels count a primary down only after settledDownAfter (WaitFailover).
 func (s *SentinelT) Failover(t testing.TB) (old, primary *Node, took time.Duration) {
 	t.Helper()
 	s.mu.Lock()
@@ -379,15 +393,34 @@ func (s *SentinelT) Failover(t testing.TB) (old, primary *Node, took time.Durati
 	return old, primary, time.Since(start)
 }
 
+// setDownAfter sets every sentinel's down-after for the primary.
+func (s *SentinelT) setDownAfter(t testing.TB, d time.Duration) {
+	t.Helper()
+	for _, sn := range s.Sentinels {
+		r, err := rawCmdAuth(sn.Addr, sn.password, time.Second, "SENTINEL", "SET", SentinelMaster, "down-after-milliseconds", strconv.FormatInt(d.Milliseconds(), 10))
+		if err == nil {
+			if e, ok := r.(error); ok {
+				err = e
+			}
+		}
+		if err != nil {
+			t.Fatalf("redistest: SENTINEL SET down-after-milliseconds on %s: %v", sn.Addr, err)
+		}
+	}
+}
+
 // KillPrimary sends SIGKILL to the primary and returns it and the replica the
 // sentinels promoted, once they agree on it and the other replica replicates
 // from it, with the time from the kill to that point. The killed node stays
-// down; Restart it to have the sentinels turn it into a replica.
+// down; Restart it to have the sentinels turn it into a replica. It makes
+// the sentinels' down-after sentinelDownAfter first: WaitFailover, here and
+// after Failover, makes it settledDownAfter.
 func (s *SentinelT) KillPrimary(t testing.TB) (old, primary *Node, took time.Duration) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old = s.Primary(t)
+	s.setDownAfter(t, sentinelDownAfter) // after a Failover or KillPrimary it is longer
 	start := time.Now()
 	old.Kill()
 	primary, _ = s.WaitFailover(t, old, len(s.Data)-2)
