@@ -3,6 +3,8 @@ package failover_test
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,7 +103,9 @@ func failoverWaitersWoken(t *testing.T, kill bool) {
 				t.Errorf("%s: the waiter took it %v after its release: not woken by the release message", w.name, d.Round(time.Millisecond))
 			}
 		case <-time.After(30 * time.Second):
-			t.Errorf("%s: the waiter still waits 30 s after the release", w.name)
+			var stacks strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+			t.Errorf("%s: the waiter still waits 30 s after the release; goroutines:\n%s", w.name, stacks.String())
 		}
 	}
 }
