@@ -2528,7 +2528,7 @@ func (c *Client) reservedCall(ctx context.Context, prefix, key string, refusals 
 			// The change was never sent, whatever became of the reservation
 			// (it expires as the caller stops waiting).
 			if mr, ok := err.(maybeRan); ok {
-				return 0, ranNothing{mr.error}
+				return 0, ranNothing(mr)
 			}
 			if !replied(err) {
 				err = ranNothing{err} // a dial error too: mayHaveRun leaves it
