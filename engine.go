@@ -3079,6 +3079,32 @@ func (b *boundedContext) Value(key any) any {
 	return b.values.Value(key)
 }
 
+// queuedView is ctx as a release's script call is to see it: an Unlock's
+// bound (a *boundedContext, the release timeout) ends the call without
+// being a deadline rueidis sees, which closed the connection renewals share
+// on a link slower than that bound (see cancelAfter); the retries see it.
+// Other contexts are as they are (an undo's reports no deadline already).
+// No allocation: queuedBound is one pointer.
+func queuedView(ctx context.Context) context.Context {
+	if b, ok := ctx.(*boundedContext); ok {
+		return queuedBound{b}
+	}
+	return ctx
+}
+
+// queuedBound is a release's bound reporting no deadline, marked as a
+// queued call's (keptWhenQueued).
+type queuedBound struct{ *boundedContext }
+
+func (queuedBound) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+func (q queuedBound) Value(key any) any {
+	if key == (queuedCallKey{}) {
+		return true
+	}
+	return q.boundedContext.Value(key)
+}
+
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and
 // falling back to plain pub/sub when the server refuses sharded publishing.
@@ -3156,7 +3182,7 @@ func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, 
 		if guard.on() {
 			st, left, acked, err = p.(guardedReleaser).releaseGuarded(ctx, field, r, guard)
 		} else {
-			st, left, err = p.releaseOnce(ctx, field, r)
+			st, left, err = p.releaseOnce(queuedView(ctx), field, r)
 		}
 		if err == nil {
 			return st, left, acked, nil

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// A give-back bounded by the release timeout (a CountDown, either
+// A give-back bounded by the release timeout (a CountDown, an Unlock, either
 // semaphore's Release, a PermitSemaphore's give-back in the background) goes out on the
 // Client's connection just before a renewal, on a link whose round trip
 // (3.1 s) is longer than that bound (1 s here) and well within half the
@@ -18,6 +18,8 @@ func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
 	t.Parallel()
 	const lease, oneWay, watch, bound = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second, time.Second
 	const id = "0123456789abcdef0123456789abcdef"
+	var other *Mutex // the Unlock case's
+	var otherCtx context.Context
 	for _, tc := range []struct {
 		name string
 		warm func(t *testing.T, c *Client)
@@ -59,6 +61,22 @@ func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
 			if s, err := c.Semaphore("sem"); err == nil {
 				_ = s.Release(context.Background(), 1)
 			}
+		}},
+		// An Unlock of a hold with a lease of its own (not renewed).
+		{"Unlock", func(t *testing.T, c *Client) {
+			other = mustMutex(t, c, "other")
+			lctx, err := other.Lock(testCtx(t, 5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := other.Unlock(lctx); err != nil { // the scripts loaded
+				t.Fatal(err)
+			}
+			if otherCtx, err = other.LockWithLease(testCtx(t, 5*time.Second), time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}, func(c *Client) {
+			_ = other.Unlock(otherCtx)
 		}},
 		// A permit given back in the background (an acquisition come too
 		// late, or one a wait gave up on).
