@@ -50,10 +50,23 @@ func (sd *slowDial) drop(t *testing.T, node *redistest.Node) {
 	t.Helper()
 	sd.gated.Store(true)
 	node.Do(t, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
-	// A write is not made again on a new connection: it only finds the old
-	// one closed, so the next call dials.
-	if err := sd.rc.Do(context.Background(), sd.rc.B().Set().Key("{x}drop").Value("1").Build()).Error(); err == nil {
+	// A write is not made again on a new connection. On a connection in
+	// rueidis's synchronous mode it only finds the old one closed; on one
+	// that pipelines (calls were queued on it: an Unlock's release is) the
+	// connection's reader saw it close and the write opens a new one, which
+	// the gate holds until the write's context ends. Either way it fails,
+	// and the next call dials.
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if err := sd.rc.Do(ctx, sd.rc.B().Set().Key("{x}drop").Value("1").Build()).Error(); err == nil {
 		t.Fatal("write on a killed connection succeeded")
+	}
+	for { // the dial it made, if any, is not the one the test watches
+		select {
+		case <-sd.dialing:
+		default:
+			return
+		}
 	}
 }
 
