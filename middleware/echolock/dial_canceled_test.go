@@ -69,8 +69,23 @@ func TestFailOpenDialCanceledByOther(t *testing.T) {
 	// The connection breaks; the next call opens a new one, slowly.
 	gated.Store(true)
 	node.Do(t, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
-	if err := rc.Do(ctx, rc.B().Set().Key("{x}drop").Value("1").Build()).Error(); err == nil {
+	// A write is not made again on a new connection: on one in rueidis's
+	// synchronous mode it finds the old one closed; on one that pipelines (the
+	// first request's Unlock queued its release) it opens a new one, which the
+	// gate holds until the write's context ends. Its dial is not the one
+	// watched below.
+	wctx, wcancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	err = rc.Do(wctx, rc.B().Set().Key("{x}drop").Value("1").Build()).Error()
+	wcancel()
+	if err == nil {
 		t.Fatal("write on a killed connection succeeded")
+	}
+	for drained := false; !drained; {
+		select {
+		case <-dialing:
+		default:
+			drained = true
+		}
 	}
 
 	gone, leave := context.WithCancel(context.WithValue(ctx, dialerKey{}, true))
