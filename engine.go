@@ -428,29 +428,20 @@ func notSent(err error) bool {
 	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
-// mayHaveRun is err, the error of a call made through a script rueidis may
-// retry, said to be of unknown outcome when it is a dial error (what: what
-// may have happened, and what calling again may do). Such an error does not
-// mean the call ran nothing: rueidis makes the script again on a new
-// connection after the one it was sent on broke, and answers that dial's
-// error, so a caller that read it as never sent would change things twice.
-// errors.As still finds the dial's *net.OpError.
-//
-// So is the error of a recorded call (callRecorded) one attempt of which
-// may have run (maybeRan): its reply was lost, or its context ended while
-// it was on its way, and what followed did not settle it. The error of a
-// call that never sent its change (ranNothing: its reservation failed) is
-// returned as it is.
+// mayHaveRun is err, the error of a recorded call (callRecorded,
+// reservedCall), said to be of unknown outcome when one attempt of the call
+// may have run (maybeRan; what: what may have happened, and what calling
+// again may do): its reply was lost, its context ended while it was on its
+// way, or it failed with a dial error, which does not mean it ran nothing
+// (rueidis makes a script it may retry again on a new connection after the
+// one it was sent on broke, and answers that dial's error), and what
+// followed did not settle it. errors.As still finds the dial's
+// *net.OpError. The error of a call that never sent its change
+// (ranNothing: its reservation failed) is returned as it is.
 func mayHaveRun(err error, what string) error {
-	if err == nil {
-		return nil
-	}
 	var rn ranNothing
-	if errors.As(err, &rn) {
-		return err
-	}
 	var mr maybeRan
-	if !notSent(err) && !errors.As(err, &mr) {
+	if err == nil || errors.As(err, &rn) || !errors.As(err, &mr) {
 		return err
 	}
 	return outcomeUnknown(err, what)
@@ -2527,11 +2518,8 @@ func (c *Client) reservedCall(ctx context.Context, prefix, key string, refusals 
 		if err != nil {
 			// The change was never sent, whatever became of the reservation
 			// (it expires as the caller stops waiting).
-			if mr, ok := err.(maybeRan); ok {
-				return 0, ranNothing(mr)
-			}
 			if !replied(err) {
-				err = ranNothing{err} // a dial error too: mayHaveRun leaves it
+				err = ranNothing{err} // a dial error, or one maybeRan marks, too: mayHaveRun leaves it
 			}
 			return 0, err
 		}
