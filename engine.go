@@ -439,9 +439,12 @@ func notSent(err error) bool {
 // *net.OpError. The error of a call that never sent its change
 // (ranNothing: its reservation failed) is returned as it is.
 func mayHaveRun(err error, what string) error {
+	if err == nil {
+		return nil // before errors.As's targets, which escape: no allocation on success
+	}
 	var rn ranNothing
 	var mr maybeRan
-	if err == nil || errors.As(err, &rn) || !errors.As(err, &mr) {
+	if errors.As(err, &rn) || !errors.As(err, &mr) {
 		return err
 	}
 	return outcomeUnknown(err, what)
