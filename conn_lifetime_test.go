@@ -1,0 +1,158 @@
+package scriptlock
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestConnLifetimeRecycled: Clients on rueidis clients with a ConnLifetime of
+// a few milliseconds, so that the connection their calls share is replaced
+// hundreds of times while they run (rueidis makes again, script or not, a
+// call that meets a connection at the end of its life). Taking turns on
+// shared names through that, no call fails, no two goroutines hold a name at
+// once, and once every Unlock has returned no lock, waiter set or permit is
+// left: a call run twice would leave a hold counted, or a permit short.
+func TestConnLifetimeRecycled(t *testing.T) {
+	node := redistest.Server(t)
+	check := node.Client(t)
+	type pair struct {
+		lock   func(ctx context.Context) (context.Context, error)
+		unlock func(ctx context.Context) error
+	}
+	locker := func(l Locker, err error) (pair, error) {
+		if err != nil {
+			return pair{}, err
+		}
+		return pair{l.Lock, l.Unlock}, nil
+	}
+	kinds := []struct {
+		name string
+		open func(ctx context.Context, c *Client, name string) (pair, error)
+	}{
+		{"Mutex", func(_ context.Context, c *Client, name string) (pair, error) { return locker(c.Mutex(name)) }},
+		{"FairMutex", func(_ context.Context, c *Client, name string) (pair, error) { return locker(c.FairMutex(name)) }},
+		{"LeanMutex", func(_ context.Context, c *Client, name string) (pair, error) { return locker(c.LeanMutex(name)) }},
+		{"RWMutex", func(_ context.Context, c *Client, name string) (pair, error) { return locker(c.RWMutex(name)) }},
+		{"Semaphore", func(ctx context.Context, c *Client, name string) (pair, error) {
+			s, err := c.Semaphore(name)
+			if err != nil {
+				return pair{}, err
+			}
+			if _, err := s.TrySetPermits(ctx, 1); err != nil {
+				return pair{}, err
+			}
+			return pair{
+				lock:   func(ctx context.Context) (context.Context, error) { return ctx, s.Acquire(ctx, 1) },
+				unlock: func(ctx context.Context) error { return s.Release(ctx, 1) },
+			}, nil
+		}},
+	}
+	const names, goroutines = 4, 16
+	for _, kind := range kinds {
+		t.Run(kind.name, func(t *testing.T) {
+			ctx := testCtx(t, time.Minute)
+			conns := connectionsReceived(t, check)
+			var cs []*Client
+			for range 2 {
+				rc := node.Client(t, func(o *rueidis.ClientOption) { o.ConnLifetime = 5 * time.Millisecond })
+				cs = append(cs, newTestClient(t, rc, sharedPrefix(t)))
+			}
+			var wg sync.WaitGroup
+			var turns atomic.Int64
+			holders := make([]atomic.Int32, names)
+			end := time.Now().Add(1500 * time.Millisecond)
+			for g := range goroutines {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					name := "recycled:" + strconv.Itoa(g%names)
+					p, err := kind.open(ctx, cs[g%2], name)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					for time.Now().Before(end) && ctx.Err() == nil {
+						lctx, err := p.lock(ctx)
+						if err != nil {
+							t.Errorf("%s: lock: %v", name, err)
+							return
+						}
+						if n := holders[g%names].Add(1); n != 1 {
+							t.Errorf("%s: %d holders at once", name, n)
+						}
+						holders[g%names].Add(-1)
+						if err := p.unlock(lctx); err != nil {
+							t.Errorf("%s: unlock: %v", name, err)
+							return
+						}
+						turns.Add(1)
+					}
+				}()
+			}
+			wg.Wait()
+			recycled := connectionsReceived(t, check) - conns
+			t.Logf("%d turns on %d names, %d connections made", turns.Load(), names, recycled)
+			if recycled < 50 {
+				t.Errorf("%d connections made in 1.5 s with a lifetime of 5 ms: the lifetime did not take effect", recycled)
+			}
+			keys, err := check.Do(ctx, check.B().Keys().Pattern(redistest.Prefix(t)+"*").Build()).AsStrSlice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range keys {
+				if strings.Contains(k, "redisson_lock_token") {
+					continue // fencing counters outlive their locks
+				}
+				v := check.Do(ctx, check.B().Get().Key(k).Build())
+				if s, err := v.ToString(); err == nil && kind.name == "Semaphore" && s == "1" {
+					continue // the permit, given back
+				}
+				t.Errorf("left after every Unlock returned: %s (%s)", k, describeKey(ctx, check, k))
+			}
+		})
+	}
+}
+
+func connectionsReceived(t *testing.T, rc rueidis.Client) int64 {
+	t.Helper()
+	info, err := rc.Do(context.Background(), rc.B().Info().Section("stats").Build()).ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(l, "total_connections_received:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("INFO stats without total_connections_received")
+	return 0
+}
+
+func describeKey(ctx context.Context, rc rueidis.Client, k string) string {
+	typ, _ := rc.Do(ctx, rc.B().Type().Key(k).Build()).ToString()
+	ttl, _ := rc.Do(ctx, rc.B().Pttl().Key(k).Build()).AsInt64()
+	var v any
+	switch typ {
+	case "hash":
+		v, _ = rc.Do(ctx, rc.B().Hgetall().Key(k).Build()).AsStrMap()
+	case "string":
+		v, _ = rc.Do(ctx, rc.B().Get().Key(k).Build()).ToString()
+	case "zset":
+		v, _ = rc.Do(ctx, rc.B().Zrange().Key(k).Min("0").Max("-1").Build()).AsStrSlice()
+	}
+	return fmt.Sprintf("%s %v, pttl %d ms", typ, v, ttl)
+}
