@@ -1,0 +1,89 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestClientPauseWrite: CLIENT PAUSE WRITE (what Redis's FAILOVER command and
+// operators' maintenance do) holds every write and script back while reads
+// are still answered. A hold whose renewals are held back for less than its
+// lease is kept; one held back for longer is signalled lost before its lease
+// ends on the server, and its Unlock, answered after the pause, says it was
+// not held. A waiter on another Client takes the lock once the pause is over.
+func TestClientPauseWrite(t *testing.T) {
+	const lease, every = 3 * time.Second, time.Second
+	for _, tc := range []struct {
+		pause time.Duration
+		kept  bool
+	}{
+		{1500 * time.Millisecond, true},
+		{5 * time.Second, false},
+	} {
+		t.Run(tc.pause.String(), func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t), sharedPrefix(t), WithWatchdog(lease, every))
+			other := newTestClient(t, node.Client(t), sharedPrefix(t))
+			ctx := testCtx(t, 30*time.Second)
+			m := mustMutex(t, c, "paused")
+			called := time.Now()
+			lctx, err := m.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			start := time.Now()
+			if err := node.Do(t, "CLIENT", "PAUSE", strconv.FormatInt(tc.pause.Milliseconds(), 10), "WRITE").Error(); err != nil {
+				t.Fatalf("CLIENT PAUSE: %v", err)
+			}
+			got := make(chan error, 1)
+			go func() {
+				m2 := mustMutex(t, other, "paused")
+				wctx, err := m2.Lock(ctx)
+				if err == nil {
+					err = m2.Unlock(wctx)
+				}
+				got <- err
+			}()
+			select {
+			case <-lctx.Done():
+				lost := time.Now()
+				if tc.kept {
+					t.Fatalf("hold lost %v into a pause of %v, its lease %v: %v", lost.Sub(start), tc.pause, lease, context.Cause(lctx))
+				}
+				if !errors.Is(context.Cause(lctx), ErrLockLost) {
+					t.Fatalf("hold ended with %v, want ErrLockLost", context.Cause(lctx))
+				}
+				// The server's lease began after the Lock call did, and
+				// the pause kept every renewal from it.
+				if end := called.Add(lease); !lost.Before(end) {
+					t.Fatalf("loss signalled %v after the latest the lease can have ended on the server", lost.Sub(end))
+				}
+			case <-time.After(tc.pause + 2*time.Second):
+				if !tc.kept {
+					t.Fatalf("hold not signalled lost %v into a pause of %v, its lease %v", time.Since(start), tc.pause, lease)
+				}
+			}
+			err = m.Unlock(lctx)
+			switch {
+			case tc.kept && err != nil:
+				t.Fatalf("Unlock after a pause shorter than the lease: %v", err)
+			case !tc.kept && !errors.Is(err, ErrNotHeld):
+				t.Fatalf("Unlock of a hold lost in the pause: %v, want ErrNotHeld", err)
+			}
+			select {
+			case err := <-got:
+				if err != nil {
+					t.Fatalf("waiter on another Client: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("waiter on another Client still waits %v after the pause ended", time.Since(start)-tc.pause)
+			}
+		})
+	}
+}
