@@ -17,6 +17,7 @@ import (
 // ends on the server, and its Unlock, answered after the pause, says it was
 // not held. A waiter on another Client takes the lock once the pause is over.
 func TestClientPauseWrite(t *testing.T) {
+	t.Parallel()
 	const lease, every = 3 * time.Second, time.Second
 	for _, tc := range []struct {
 		pause time.Duration

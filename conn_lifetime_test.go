@@ -23,6 +23,7 @@ import (
 // once, and once every Unlock has returned no lock, waiter set or permit is
 // left: a call run twice would leave a hold counted, or a permit short.
 func TestConnLifetimeRecycled(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	check := node.Client(t)
 	type pair struct {
