@@ -62,7 +62,7 @@ func TestConnLifetimeRecycled(t *testing.T) {
 	for _, kind := range kinds {
 		t.Run(kind.name, func(t *testing.T) {
 			ctx := testCtx(t, time.Minute)
-			conns := connectionsReceived(t, check)
+			conns := infoStat(t, check, "total_connections_received")
 			var cs []*Client
 			for range 2 {
 				rc := node.Client(t, func(o *rueidis.ClientOption) { o.ConnLifetime = 5 * time.Millisecond })
@@ -101,7 +101,7 @@ func TestConnLifetimeRecycled(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			recycled := connectionsReceived(t, check) - conns
+			recycled := infoStat(t, check, "total_connections_received") - conns
 			t.Logf("%d turns on %d names, %d connections made", turns.Load(), names, recycled)
 			if recycled < 50 {
 				t.Errorf("%d connections made in 1.5 s with a lifetime of 5 ms: the lifetime did not take effect", recycled)
@@ -122,25 +122,6 @@ func TestConnLifetimeRecycled(t *testing.T) {
 			}
 		})
 	}
-}
-
-func connectionsReceived(t *testing.T, rc rueidis.Client) int64 {
-	t.Helper()
-	info, err := rc.Do(context.Background(), rc.B().Info().Section("stats").Build()).ToString()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(l, "total_connections_received:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatal("INFO stats without total_connections_received")
-	return 0
 }
 
 func describeKey(ctx context.Context, rc rueidis.Client, k string) string {

@@ -132,12 +132,18 @@ func TestCloseWaitsForUnsubscribe(t *testing.T) {
 // errorReplies is INFO stats' total_error_replies, asked through rc.
 func errorReplies(t testing.TB, rc rueidis.Client) int64 {
 	t.Helper()
+	return infoStat(t, rc, "total_error_replies")
+}
+
+// infoStat is the integer field name of INFO stats, asked through rc.
+func infoStat(t testing.TB, rc rueidis.Client, name string) int64 {
+	t.Helper()
 	info, err := rc.Do(context.Background(), rc.B().Info().Section("stats").Build()).ToString()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "total_error_replies:"); ok {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
 				t.Fatal(err)
@@ -145,7 +151,7 @@ func errorReplies(t testing.TB, rc rueidis.Client) int64 {
 			return n
 		}
 	}
-	t.Fatal("INFO stats has no total_error_replies")
+	t.Fatalf("INFO stats has no %s", name)
 	return 0
 }
 
