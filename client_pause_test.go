@@ -11,11 +11,12 @@ import (
 )
 
 // TestClientPauseWrite: CLIENT PAUSE WRITE (what Redis's FAILOVER command and
-// operators' maintenance do) holds every write and script back while reads
-// are still answered. A hold whose renewals are held back for less than its
-// lease is kept; one held back for longer is signalled lost before its lease
-// ends on the server, and its Unlock, answered after the pause, says it was
-// not held. A waiter on another Client takes the lock once the pause is over.
+// operators' maintenance do) holds back every write and every script that may
+// write, while reads are still answered. A hold whose renewals are held back
+// for less than its lease is kept; one held back for longer is signalled lost
+// before its lease ends on the server, and its Unlock, answered after the
+// pause, says it was not held. A waiter on another Client takes the lock once
+// the pause is over.
 func TestClientPauseWrite(t *testing.T) {
 	t.Parallel()
 	const lease, every = 3 * time.Second, time.Second
