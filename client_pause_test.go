@@ -29,8 +29,9 @@ func TestClientPauseWrite(t *testing.T) {
 	} {
 		t.Run(tc.pause.String(), func(t *testing.T) {
 			node := redistest.Server(t)
-			c := newTestClient(t, node.Client(t), sharedPrefix(t), WithWatchdog(lease, every))
-			other := newTestClient(t, node.Client(t), sharedPrefix(t))
+			shared := sharedPrefix(t)
+			c := newTestClient(t, node.Client(t), shared, WithWatchdog(lease, every))
+			other := newTestClient(t, node.Client(t), shared)
 			ctx := testCtx(t, 30*time.Second)
 			m := mustMutex(t, c, "paused")
 			lctx, err := m.Lock(ctx)
@@ -48,14 +49,19 @@ func TestClientPauseWrite(t *testing.T) {
 			if err != nil || expiry <= 0 {
 				t.Fatalf("PEXPIRETIME during the pause: %d, %v", expiry, err)
 			}
-			got := make(chan error, 1)
+			type taken struct {
+				at  time.Time
+				err error
+			}
+			got := make(chan taken, 1)
 			go func() {
 				m2 := mustMutex(t, other, "paused")
 				wctx, err := m2.Lock(ctx)
+				at := time.Now()
 				if err == nil {
 					err = m2.Unlock(wctx)
 				}
-				got <- err
+				got <- taken{at, err}
 			}()
 			select {
 			case <-lctx.Done():
@@ -77,6 +83,7 @@ func TestClientPauseWrite(t *testing.T) {
 					t.Fatalf("hold not signalled lost %v into a pause of %v, its lease %v", time.Since(start), tc.pause, lease)
 				}
 			}
+			unlocking := time.Now()
 			err = m.Unlock(lctx)
 			switch {
 			case tc.kept && err != nil:
@@ -85,9 +92,17 @@ func TestClientPauseWrite(t *testing.T) {
 				t.Fatalf("Unlock of a hold lost in the pause: %v, want ErrNotHeld", err)
 			}
 			select {
-			case err := <-got:
-				if err != nil {
-					t.Fatalf("waiter on another Client: %v", err)
+			case w := <-got:
+				if w.err != nil {
+					t.Fatalf("waiter on another Client: %v", w.err)
+				}
+				// Its attempts, writes, wait out the pause, which began
+				// before start; a kept hold is released only by its Unlock.
+				if tc.kept && w.at.Before(unlocking) {
+					t.Fatalf("waiter took the lock %v before the holder's Unlock was called", unlocking.Sub(w.at))
+				}
+				if !tc.kept && w.at.Before(start.Add(tc.pause-100*time.Millisecond)) {
+					t.Fatalf("waiter took the lock %v into a pause of %v", w.at.Sub(start), tc.pause)
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatalf("waiter on another Client still waits %v after the pause ended", time.Since(start)-tc.pause)

@@ -23,7 +23,8 @@ func newTestClient(t testing.TB, rc rueidis.Client, opts ...Option) *Client {
 	return c
 }
 
-// sharedPrefix makes several Clients use the same key space.
+// sharedPrefix makes several Clients use the same key space: pass the one
+// Option it returns to each of them (every call makes a new prefix).
 func sharedPrefix(t testing.TB) Option { return WithKeyPrefix(redistest.Prefix(t)) }
 
 func testCtx(t testing.TB, d time.Duration) context.Context {
