@@ -300,13 +300,10 @@ func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
 	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(200*time.Millisecond))
-	outer, err := r.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	outer := lockEveryNode(t, ctx, r)
 	pxs[1].Freeze()
 	pxs[2].Freeze()
-	_, err = r.TryLock(outer, 0)
+	_, err := r.TryLock(outer, 0)
 	pxs[1].Thaw()
 	pxs[2].Thaw()
 	if !errors.Is(err, ErrQuorum) {

@@ -51,13 +51,10 @@ func TestRedLockUnlockBoundedByNodeTimeout(t *testing.T) {
 		{"release timeout", []RedLockOption{WithNodeTimeout(200 * time.Millisecond), WithReleaseTimeout(time.Second)}, 900 * time.Millisecond, 3 * time.Second},
 	} {
 		r := mustRedLock(t, "bounded:"+c.name, cs, append([]RedLockOption{WithLease(10 * time.Second)}, c.opts...)...)
-		lctx, err := r.Lock(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		lctx := lockEveryNode(t, ctx, r) // node 0's release is the one timed
 		pxs[0].Freeze()
 		start := time.Now()
-		err = r.Unlock(lctx)
+		err := r.Unlock(lctx)
 		took := time.Since(start)
 		pxs[0].Thaw()
 		if err == nil {
