@@ -145,11 +145,10 @@ func TestRedLockGuardedFrozenNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testCtx(t, 30*time.Second)
-	// Every node's run_id known and the replica count taken.
-	l, err := r.TryLock(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Every node's run_id known and the replica count taken: every node
+	// granted (a primary that answered after the node timeout may have
+	// neither, and the frozen attempt would then dial for them instead).
+	l := lockEveryNode(t, ctx, r)
 	if err := r.Unlock(l); err != nil {
 		t.Fatal(err)
 	}

@@ -33,10 +33,7 @@ func TestRedLockExtendAbandonedValidity(t *testing.T) {
 	const drift = 0.1
 	r := mustRedLock(t, "extend-abandoned", cs, WithLease(time.Minute), WithClockDrift(drift, 0), WithNodeTimeout(300*time.Millisecond))
 	ctx := testCtx(t, 60*time.Second)
-	lctx, err := r.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lctx := lockEveryNode(t, ctx, r) // nodes 0 and 1 are the majority cut off
 	// Scripts loaded.
 	if err := r.Extend(ctx, lctx, time.Minute); err != nil {
 		t.Fatal(err)
@@ -73,7 +70,10 @@ func TestRedLockExtendAbandonedValidity(t *testing.T) {
 	for i, node := range nodes[:2] {
 		direct := node.Client(t)
 		key := r.nodes[i].key
-		var pttl int64
+		var (
+			pttl int64
+			err  error
+		)
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			pttl, err = direct.Do(ctx, direct.B().Pttl().Key(key).Build()).AsInt64()
 			if err != nil {

@@ -21,10 +21,7 @@ func TestRedLockExtendAfterParentEnded(t *testing.T) {
 	r := mustRedLock(t, "job", cs, WithLease(lease), WithNodeTimeout(500*time.Millisecond))
 	m := mustMutex(t, cs[0], "single", WithLease(lease))
 	parent, cancel := context.WithCancel(ctx)
-	lctx, err := r.Lock(parent)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lctx := lockEveryNode(t, parent, r) // every node's PTTL is checked
 	mctx, err := m.Lock(parent)
 	if err != nil {
 		t.Fatal(err)

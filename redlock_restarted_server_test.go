@@ -26,11 +26,8 @@ func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lctx, err := r.TryLock(ctx, 0) // cs[0] keeps nodes[0]'s run_id
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Unlock(lctx); err != nil {
+	// cs[0] keeps nodes[0]'s run_id: read, as every node granted.
+	if err := r.Unlock(lockEveryNode(t, ctx, r)); err != nil {
 		t.Fatal(err)
 	}
 	nodes[0].Restart(t)
@@ -40,7 +37,7 @@ func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lctx, err = r2.TryLock(ctx, 0)
+	lctx, err := r2.TryLock(ctx, 0)
 	if err == nil {
 		_ = r2.Unlock(lctx)
 		t.Fatal("RedLock over two Clients of one restarted server (of three) took the lock")
@@ -93,11 +90,8 @@ func TestRedLockRunIDKeptForAWhile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lctx, err := r.TryLock(ctx, 0) // cs[0] keeps nodes[0]'s run_id
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Unlock(lctx); err != nil {
+	// cs[0] keeps nodes[0]'s run_id: read, as every node granted.
+	if err := r.Unlock(lockEveryNode(t, ctx, r)); err != nil {
 		t.Fatal(err)
 	}
 	nodes[0].Restart(t)
@@ -109,7 +103,7 @@ func TestRedLockRunIDKeptForAWhile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lctx, err = r2.TryLock(ctx, 0)
+	lctx, err := r2.TryLock(ctx, 0)
 	if err == nil {
 		_ = r2.Unlock(lctx)
 		t.Fatal("RedLock over two Clients of one restarted server (of three), one of them under another address, took the lock")
