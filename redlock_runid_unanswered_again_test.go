@@ -3,6 +3,8 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,14 +45,36 @@ func TestRedLockGrantOfNodeSilentOnRunIDNotCounted(t *testing.T) {
 	if _, err := r.nodes[1].TryLock(WithOwner(ctx, "other"), 0); err != nil {
 		t.Fatal(err)
 	}
-	lctx, err := r.TryLock(ctx, 0)
-	if err == nil {
-		_ = r.Unlock(lctx)
-		t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unanswered")
-	}
-	var qe *QuorumError
-	if !errors.As(err, &qe) || qe.Granted != 1 {
-		t.Fatalf("TryLock: %v, want a QuorumError with node 0's grant alone", err)
+	// A node answering past the node timeout on a loaded machine fails the
+	// attempt otherwise (node 0 late: nothing granted; node 2 late: its
+	// run_id never asked, nothing checked): tried again once both keys are
+	// gone.
+	var err error
+	for try := 1; ; try++ {
+		var lctx context.Context
+		lctx, err = r.TryLock(ctx, 0)
+		if err == nil {
+			_ = r.Unlock(lctx)
+			t.Fatal("RedLock took the lock on nodes 0 and 2, which reach one server, node 2's run_id unanswered")
+		}
+		var qe *QuorumError
+		if !errors.As(err, &qe) {
+			t.Fatalf("TryLock: %v, want a QuorumError", err)
+		}
+		if qe.Granted == 1 && slices.ContainsFunc(qe.Errs, func(e error) bool {
+			return strings.HasPrefix(e.Error(), "node 2: ") && strings.Contains(e.Error(), "run_id")
+		}) {
+			break
+		}
+		if try == 10 {
+			t.Fatalf("TryLock: %v, want a QuorumError with node 0's grant alone, node 2's run_id unanswered", err)
+		}
+		if !eventually(2*time.Second, func() bool {
+			k, err := nodes[0].Do(t, "EXISTS", r.nodes[0].Key(), r.nodes[2].Key()).AsInt64()
+			return err == nil && k == 0
+		}) {
+			t.Fatalf("after %v: the grants were not given back", err)
+		}
 	}
 	t.Log(err)
 	if !eventually(2*time.Second, func() bool {
