@@ -191,11 +191,11 @@ func lockEveryNode(t testing.TB, ctx context.Context, r *RedLock) context.Contex
 		if err != nil {
 			t.Fatalf("RedLock %q: Lock: %v", r.name, err)
 		}
-		h, _ := lctx.Value(r.id).(*redHeld)
-		if h == nil {
+		held := r.HeldOn(lctx)
+		if held == nil {
 			t.Fatalf("RedLock %q: the context Lock returned carries no hold", r.name)
 		}
-		if !slices.Contains(h.ctxs, nil) {
+		if !slices.Contains(held, false) {
 			return lctx
 		}
 		if err := r.Unlock(lctx); err != nil {

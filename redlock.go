@@ -251,6 +251,31 @@ func (r *RedLock) Name() string { return r.name }
 // Quorum is the number of nodes that must grant the lock: N/2 + 1.
 func (r *RedLock) Quorum() int { return len(r.nodes)/2 + 1 }
 
+// HeldOn reports, node by node in the order NewRedLock was given them, which
+// nodes hold the lock for the hold lctx carries (a context Lock or TryLock
+// returned, or one derived from it), as this process knows it: a node that
+// granted it within the node timeout and whose hold there has not ended
+// since (lost, or given back by Unlock). A node that answered after the
+// node timeout is not among them (its late grant is undone), so a Lock can
+// stand on a bare quorum with every node up: one node less and it is lost.
+// nil when lctx carries no hold of this RedLock.
+func (r *RedLock) HeldOn(lctx context.Context) []bool {
+	if lctx == nil {
+		return nil
+	}
+	h, _ := lctx.Value(r.id).(*redHeld)
+	if h == nil {
+		return nil
+	}
+	out := make([]bool, len(h.ctxs))
+	for i, c := range h.ctxs {
+		// Set when the attempt ended, before its context was returned;
+		// each ends with the node's hold, or when this hold stops using it.
+		out[i] = c != nil && c.Err() == nil
+	}
+	return out
+}
+
 // QuorumError reports an acquisition that did not reach a majority in time.
 // errors.Is(err, ErrQuorum) is true; so is errors.Is(err, ErrNotAcquired) when
 // at least one node refused because another owner holds the lock.

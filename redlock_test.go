@@ -192,8 +192,7 @@ func TestRedLockFrozenNode(t *testing.T) {
 		if d := time.Since(start); d > 1500*time.Millisecond {
 			t.Fatalf("Lock with one node frozen took %s; node timeout 300ms", d)
 		}
-		h, _ := lctx.Value(r.id).(*redHeld)
-		if h == nil || try == 20 || h.ctxs[0] != nil && h.ctxs[1] != nil && h.ctxs[3] != nil && h.ctxs[4] != nil {
+		if held := r.HeldOn(lctx); held == nil || try == 20 || held[0] && held[1] && held[3] && held[4] {
 			break
 		}
 		if err := r.Unlock(lctx); err != nil {
