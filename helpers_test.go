@@ -179,6 +179,12 @@ func mustRedLock(t testing.TB, name string, cs []*Client, opts ...RedLockOption)
 	return r
 }
 
+// roomyNodeTimeout is a RedLock node timeout for tests whose nodes must all
+// answer an attempt (a check of their servers' run_ids, a refusal that
+// needs every node's answer): a loaded race run's round trip can pass the
+// default, 200 ms, and a node answering late leaves a majority of the others.
+var roomyNodeTimeout = WithNodeTimeout(2 * time.Second)
+
 // lockEveryNode locks r and returns its context once every node granted
 // the lock: a majority is enough for Lock, and on a loaded machine a node
 // answering after the node timeout leaves a quorum without it. A test that

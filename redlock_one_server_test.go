@@ -24,7 +24,7 @@ func TestRedLockRefusesNodesOnOneServer(t *testing.T) {
 		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
 		newTestClient(t, one.Client(t), WithKeyPrefix(prefix+"c:")),
 	}
-	r, err := NewRedLock("one", cs)
+	r, err := NewRedLock("one", cs, roomyNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestRedLockRefusesNodesOnOneServer(t *testing.T) {
 	// Independent servers: taken.
 	more := redistest.Servers(t, 1)
 	cs[2] = newTestClient(t, more[0].Client(t), WithKeyPrefix(prefix+"c:"))
-	if r, err = NewRedLock("one", cs); err != nil {
+	if r, err = NewRedLock("one", cs, roomyNodeTimeout); err != nil {
 		t.Fatal(err)
 	}
 	lctx, err = r.TryLock(ctx, 0)

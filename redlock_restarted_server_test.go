@@ -33,7 +33,7 @@ func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
 	nodes[0].Restart(t)
 	reconnected(ctx, t, cs[0])
 	again := newTestClient(t, nodes[0].Client(t), WithKeyPrefix(redistest.Prefix(t)+"again:"))
-	r2, err := NewRedLock("restarted", []*Client{cs[0], again, cs[1]})
+	r2, err := NewRedLock("restarted", []*Client{cs[0], again, cs[1]}, roomyNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
 func TestRedLockRefusesNodesOnOneServerTwoAddresses(t *testing.T) {
 	t.Parallel()
 	nodes, _, cs := oneServerTwiceClients(t)
-	r, err := NewRedLock("two-addresses", cs)
+	r, err := NewRedLock("two-addresses", cs, roomyNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRedLockRunIDKeptForAWhile(t *testing.T) {
 	px := netproxy.New(t, nodes[0].Addr)
 	again := newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(redistest.Prefix(t)+"again:"))
 	time.Sleep(keep + 50*time.Millisecond)
-	r2, err := NewRedLock("kept", []*Client{cs[0], again, cs[1]})
+	r2, err := NewRedLock("kept", []*Client{cs[0], again, cs[1]}, roomyNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
