@@ -277,10 +277,9 @@ func TestExtendRedLock(t *testing.T) {
 	// loaded machine's round trip, and this test is about Extend, not
 	// timeouts; it needs all three grants (250 ms once missed one).
 	r := mustRedLock(t, "ext-job", cs, WithLease(first), WithNodeTimeout(400*time.Millisecond))
-	lctx, err := r.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Every node granted: each node's PTTL is checked, and nodes 0 and 1
+	// are the two lost (a node answering past the node timeout is left out).
+	lctx := lockEveryNode(t, ctx, r)
 	dl0, _ := lctx.Deadline()
 	if err := r.Extend(ctx, lctx, extended); err != nil {
 		t.Fatalf("Extend: %v", err)
@@ -322,7 +321,7 @@ func TestExtendRedLock(t *testing.T) {
 			t.Fatalf("node %d: DEL = %d, %v", i, n, err)
 		}
 	}
-	err = r.Extend(ctx, lctx, extended)
+	err := r.Extend(ctx, lctx, extended)
 	if !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotHeld) {
 		t.Fatalf("Extend with two nodes lost: %v, want ErrQuorum and ErrNotHeld", err)
 	}
