@@ -255,10 +255,11 @@ func (r *RedLock) Quorum() int { return len(r.nodes)/2 + 1 }
 // nodes hold the lock for the hold lctx carries (a context Lock or TryLock
 // returned, or one derived from it), as this process knows it: a node that
 // granted it within the node timeout and whose hold there has not ended
-// since (lost, or given back by Unlock). A node that answered after the
-// node timeout is not among them (its late grant is undone), so a Lock can
-// stand on a bare quorum with every node up: one node less and it is lost.
-// nil when lctx carries no hold of this RedLock.
+// since (lost, or given back by Unlock); for a re-entrant Lock, the nodes
+// that granted that re-entry, whose Unlock gives back those alone. A node
+// that answered after the node timeout is not among them (its late grant is
+// undone), so a Lock can stand on a bare quorum with every node up: one node
+// less and it is lost. nil when lctx carries no hold of this RedLock.
 func (r *RedLock) HeldOn(lctx context.Context) []bool {
 	if lctx == nil {
 		return nil

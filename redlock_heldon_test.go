@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -46,6 +47,44 @@ func TestRedLockHeldOn(t *testing.T) {
 	}
 	if got := mustRedLock(t, "other", cs).HeldOn(lctx); got != nil {
 		t.Fatalf("HeldOn of another RedLock's hold = %v, want nil", got)
+	}
+	// A re-entry that nodes 3 and 4 do not answer in time stands on nodes
+	// 0 to 2: its Unlock gives back those, and the outer hold keeps node 3.
+	var nested context.Context
+	for try := 1; ; try++ {
+		pxs[3].Freeze()
+		pxs[4].Freeze()
+		var err error
+		nested, err = r.TryLock(lctx, 0)
+		pxs[3].Thaw()
+		pxs[4].Thaw()
+		if err == nil {
+			break
+		}
+		// One of nodes 0 to 2 late as well, on a loaded machine.
+		if !errors.Is(err, ErrQuorum) || try == 10 {
+			t.Fatalf("re-entry with nodes 3 and 4 cut off: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := r.HeldOn(nested); !slices.Equal(got, []bool{true, true, true, false, false}) {
+		t.Fatalf("HeldOn of the re-entry with nodes 3 and 4 cut off = %v, want nodes 0 to 2", got)
+	}
+	if err := r.Unlock(nested); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.HeldOn(lctx); !slices.Equal(got, []bool{true, true, true, true, false}) {
+		t.Fatalf("HeldOn of the outer hold after the re-entry's Unlock = %v, want nodes 0 to 3", got)
+	}
+	owner, _ := OwnerFrom(lctx)
+	for i, want := range []int64{1, 1, 1, 1, 0} {
+		if !eventually(5*time.Second, func() bool {
+			st, err := r.nodes[i].State(WithOwner(ctx, owner))
+			return err == nil && st.HoldCount == want
+		}) {
+			st, err := r.nodes[i].State(WithOwner(ctx, owner))
+			t.Fatalf("node %d after the re-entry's Unlock: %+v, %v; want %d holds", i, st, err, want)
+		}
 	}
 	// Node 0's hold is taken away: the hold stands on three nodes.
 	if _, err := mustMutex(t, cs[0], "held-on").ForceUnlock(ctx); err != nil {
