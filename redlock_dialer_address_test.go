@@ -46,7 +46,7 @@ func TestRedLockNodesOneAddressStringTwoServers(t *testing.T) {
 		newTestClient(t, dialedClient(t, addr, nodes[1].Addr), prefix),
 		newTestClient(t, nodes[2].Client(t), prefix),
 	}
-	r := mustRedLock(t, "one-address", cs)
+	r := mustRedLock(t, "one-address", cs, roomyNodeTimeout) // two nodes late would fail the TryLock it checks
 	lctx, err := r.TryLock(testCtx(t, 10*time.Second), 0)
 	if err != nil {
 		t.Fatalf("TryLock over three servers, two named by one address: %v", err)

@@ -107,7 +107,7 @@ func TestRedLockNodeReplacedRechecked(t *testing.T) {
 	const keep = 200 * time.Millisecond
 	n := newReplaceableNodes(t, keep)
 	ctx := testCtx(t, 20*time.Second)
-	r := mustRedLock(t, "replaced", n.cs)
+	r := mustRedLock(t, "replaced", n.cs, roomyNodeTimeout) // every node answers each attempt
 	lctx, err := r.TryLock(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
