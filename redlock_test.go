@@ -345,7 +345,7 @@ func TestRedLockSameOwnerReentryRacesUnlock(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
-	ctx := testCtx(t, 60*time.Second)
+	ctx := testCtx(t, 120*time.Second) // 200 rounds; a minute on a heavily loaded machine
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	for i := 0; i < 200; i++ {
 		octx := WithOwner(ctx, "worker")
