@@ -449,9 +449,28 @@ func TestLeanMutexObserved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.AfterFunc(100*time.Millisecond, func() { _ = mustLean(t, other, "obs").Unlock(hctx) })
+	// Released once the Lock below was refused (its SET after the
+	// holder's): a release timed from the start could come, on a loaded
+	// machine, before the Lock's first attempt, which then took the lock.
+	sets := commandCalls(t, node)["set"]
 	l := mustLean(t, c, "obs")
-	lctx, err := l.Lock(ctx)
+	type locked struct {
+		ctx context.Context
+		err error
+	}
+	got := make(chan locked, 1)
+	go func() {
+		lctx, err := l.Lock(ctx)
+		got <- locked{lctx, err}
+	}()
+	if !eventually(5*time.Second, func() bool { return commandCalls(t, node)["set"] > sets }) {
+		t.Fatal("the Lock made no attempt in 5 s")
+	}
+	if err := mustLean(t, other, "obs").Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+	res := <-got
+	lctx, err := res.ctx, res.err
 	if err != nil {
 		t.Fatal(err)
 	}
