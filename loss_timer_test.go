@@ -32,8 +32,9 @@ func TestLossTimerReuse(t *testing.T) {
 	for i := range ms {
 		ms[i] = mustMutex(t, c, "loss-timer-"+strconv.Itoa(i))
 	}
-	// n timers armed for 300 ms, stopped and pooled.
-	lockAll(300 * time.Millisecond)
+	// n timers armed, stopped and pooled (a lease long enough that a
+	// loaded machine's n Locks and Unlocks end within it).
+	lockAll(3 * time.Second)
 	for i := range ms {
 		if err := ms[i].Unlock(held[i]); err != nil {
 			t.Fatal(err)

@@ -65,7 +65,10 @@ func TestReentrantRUnlockKeepsLongerReadLease(t *testing.T) {
 	p := newProxied(t)
 	rw := mustRW(t, p.c, "runlock-keeps")
 	ctx := testCtx(t, 20*time.Second)
-	o, err := rw.RLockWithLease(ctx, 300*time.Millisecond)
+	// Short, but long enough for the two re-entries below on a loaded
+	// machine: a re-entry made once it ran out finds the owner's context
+	// ended.
+	o, err := rw.RLockWithLease(ctx, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +81,7 @@ func TestReentrantRUnlockKeepsLongerReadLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rw.RUnlock(a)
-	time.Sleep(500 * time.Millisecond) // the first read lease ran out
+	time.Sleep(1200 * time.Millisecond) // the first read lease ran out
 	if err := rw.RUnlock(b); err != nil {
 		t.Fatal(err)
 	}
