@@ -698,7 +698,32 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 		})
 	}
 	multiOwned.own(ownedKey[multiKey]{m.key, owner}, mh)
-	return context.WithValue(mctx, m.key, mh)
+	return &multiCtx{Context: mctx, key: m.key, mh: mh}
+}
+
+// multiCtx is a MultiLock's lock context: it carries the hold under the
+// MultiLock's key, and as the innermost MultiLock hold of the context (a
+// member's own look at its part: RedLock.HeldOn). One value, as
+// context.WithValue's was.
+type multiCtx struct {
+	context.Context
+	key multiKey
+	mh  *multiHeld
+}
+
+// anyMultiKey finds the innermost MultiLock hold a context carries.
+type anyMultiKey struct{}
+
+func (c *multiCtx) Value(key any) any {
+	switch key {
+	case c.key, anyMultiKey{}:
+		return c.mh
+	}
+	return c.Context.Value(key)
+}
+
+func (c *multiCtx) String() string {
+	return fmt.Sprintf("%v.WithValue(scriptlock.MultiLock)", c.Context)
 }
 
 // watchMember calls lose once member i's hold is lost, whatever the context

@@ -253,7 +253,8 @@ func (r *RedLock) Quorum() int { return len(r.nodes)/2 + 1 }
 
 // HeldOn reports, node by node in the order NewRedLock was given them, which
 // nodes hold the lock for the hold lctx carries (a context Lock or TryLock
-// returned, or one derived from it), as this process knows it: a node that
+// returned, or one derived from it; a MultiLock's, for this RedLock among
+// its members), as this process knows it: a node that
 // granted it within the node timeout and whose hold there has not ended
 // since (lost, or given back by Unlock); for a re-entrant Lock, the nodes
 // that granted that re-entry, whose Unlock gives back those alone. A node
@@ -265,6 +266,14 @@ func (r *RedLock) HeldOn(lctx context.Context) []bool {
 		return nil
 	}
 	h, _ := lctx.Value(r.id).(*redHeld)
+	if mh, _ := lctx.Value(anyMultiKey{}).(*multiHeld); h == nil && mh != nil {
+		// A MultiLock's: its RedLock member's own context carries it.
+		for _, c := range mh.ctxs {
+			if h, _ = c.Value(r.id).(*redHeld); h != nil {
+				break
+			}
+		}
+	}
 	if h == nil {
 		return nil
 	}

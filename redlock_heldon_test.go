@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestRedLockHeldOn: HeldOn tells which nodes hold a RedLock's hold, as the
@@ -103,5 +105,48 @@ func TestRedLockHeldOn(t *testing.T) {
 	}
 	if got := r.HeldOn(lctx); !slices.Equal(got, make([]bool, 5)) {
 		t.Fatalf("HeldOn after Unlock = %v, want none", got)
+	}
+}
+
+// TestRedLockHeldOnMultiLockMember: a MultiLock's context answers HeldOn
+// for a RedLock among its members, with that member's nodes; nil for a
+// RedLock that is not one.
+func TestRedLockHeldOnMultiLockMember(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 20*time.Second)
+	rl := mustRedLock(t, "wallet", cs, roomyNodeTimeout)
+	ml := mustMulti(t, []Locker{mustMutex(t, cs[0], "order"), rl})
+	lctx, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived, cancel := context.WithCancel(lctx)
+	defer cancel()
+	for _, c := range []context.Context{lctx, derived} {
+		if got := rl.HeldOn(c); !slices.Equal(got, []bool{true, true, true}) {
+			t.Fatalf("HeldOn of the MultiLock's context = %v, want every node", got)
+		}
+	}
+	if got := mustRedLock(t, "other", cs).HeldOn(lctx); got != nil {
+		t.Fatalf("HeldOn of a RedLock that is no member = %v, want nil", got)
+	}
+	// Node 2's hold is taken away: the RedLock, and the MultiLock, stand on
+	// the other two.
+	if _, err := mustMutex(t, cs[2], "wallet").ForceUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(5*time.Second, func() bool { return slices.Equal(rl.HeldOn(lctx), []bool{true, true, false}) }) {
+		t.Fatalf("HeldOn after node 2's loss = %v, want nodes 0 and 1", rl.HeldOn(lctx))
+	}
+	if err := lctx.Err(); err != nil {
+		t.Fatalf("MultiLock context ended with 2 of 3 nodes holding: %v", context.Cause(lctx))
+	}
+	if err := ml.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rl.HeldOn(lctx); !slices.Equal(got, make([]bool, 3)) {
+		t.Fatalf("HeldOn after the MultiLock's Unlock = %v, want none", got)
 	}
 }
