@@ -1088,26 +1088,31 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 			node := redistest.Server(t)
 			px := netproxy.New(t, node.Addr)
 			prefix := sharedPrefix(t)
-			c := newTestClient(t, px.Client(t), prefix, WithReleaseTimeout(300*time.Millisecond))
+			c := newTestClient(t, px.Client(t), prefix)
 			other := newTestClient(t, node.Client(t), prefix)
 			ctx := WithOwner(testCtx(t, 20*time.Second), "worker-7")
-			var l, o Locker
+			// ls, a handle of the same lock with a short release timeout,
+			// makes the release that runs into the held connection; l, with
+			// the default, the others, which a loaded machine may keep past
+			// a short one.
+			short := WithReleaseTimeout(300 * time.Millisecond)
+			var l, ls, o Locker
 			switch kind {
 			case "Mutex":
-				l, o = mustMutex(t, c, "late-release"), mustMutex(t, other, "late-release")
+				l, ls, o = mustMutex(t, c, "late-release"), mustMutex(t, c, "late-release", short), mustMutex(t, other, "late-release")
 			case "FairMutex":
-				l, o = mustFair(t, c, "late-release"), mustFair(t, other, "late-release")
+				l, ls, o = mustFair(t, c, "late-release"), mustFair(t, c, "late-release", short), mustFair(t, other, "late-release")
 			case "FairMutexRedissonQueue":
 				q := WithRedissonFairQueue(5 * time.Second)
-				l, o = mustFair(t, c, "late-release", q), mustFair(t, other, "late-release", q)
+				l, ls, o = mustFair(t, c, "late-release", q), mustFair(t, c, "late-release", q, short), mustFair(t, other, "late-release", q)
 			case "RWMutex": // the write side
-				l, o = mustRW(t, c, "late-release"), mustRW(t, other, "late-release")
+				l, ls, o = mustRW(t, c, "late-release"), mustRW(t, c, "late-release", short), mustRW(t, other, "late-release")
 			case "RWMutexRead": // a read hold; the other owner writes
-				l, o = mustRW(t, c, "late-release").RLocker(), mustRW(t, other, "late-release")
+				l, ls, o = mustRW(t, c, "late-release").RLocker(), mustRW(t, c, "late-release", short).RLocker(), mustRW(t, other, "late-release")
 			case "LeanMutex":
-				l, o = mustLean(t, c, "late-release"), mustLean(t, other, "late-release")
+				l, ls, o = mustLean(t, c, "late-release"), mustLean(t, c, "late-release", short), mustLean(t, other, "late-release")
 			default:
-				l, o = mustLean(t, c, "late-release", WithFencing()), mustLean(t, other, "late-release", WithFencing())
+				l, ls, o = mustLean(t, c, "late-release", WithFencing()), mustLean(t, c, "late-release", WithFencing(), short), mustLean(t, other, "late-release", WithFencing())
 			}
 			lctx, err := l.Lock(ctx) // connection open, scripts loaded
 			if err != nil {
@@ -1120,7 +1125,7 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 				t.Fatal(err)
 			}
 			px.HoldOpen()
-			if err := l.Unlock(lctx); err == nil {
+			if err := ls.Unlock(lctx); err == nil {
 				t.Fatal("Unlock through a held connection succeeded")
 			}
 			lctx2, err := l.Lock(ctx) // on a new connection
