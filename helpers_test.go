@@ -188,31 +188,41 @@ var roomyNodeTimeout = WithNodeTimeout(2 * time.Second)
 // lockEveryNode locks r and returns its context once every node granted
 // the lock: a majority is enough for Lock, and on a loaded machine a node
 // answering after the node timeout leaves a quorum without it. A test that
-// cuts off or checks a given node needs that node's grant, so a Lock without
-// it is given back and made again.
+// cuts off or checks a given node needs that node's grant.
 func lockEveryNode(t testing.TB, ctx context.Context, r *RedLock) context.Context {
 	t.Helper()
+	all := make([]bool, len(r.nodes))
+	for i := range all {
+		all[i] = true
+	}
+	return lockHeldOn(t, ctx, r, all)
+}
+
+// lockHeldOn locks r until the hold stands on the nodes want names (HeldOn),
+// giving back each Lock that does not, and returns its context.
+func lockHeldOn(t testing.TB, ctx context.Context, r *RedLock, want []bool) context.Context {
+	t.Helper()
+	var held []bool
 	for range 20 {
 		lctx, err := r.Lock(ctx)
 		if err != nil {
 			t.Fatalf("RedLock %q: Lock: %v", r.name, err)
 		}
-		held := r.HeldOn(lctx)
-		if held == nil {
+		if held = r.HeldOn(lctx); held == nil {
 			t.Fatalf("RedLock %q: the context Lock returned carries no hold", r.name)
 		}
-		if !slices.Contains(held, false) {
+		if slices.Equal(held, want) {
 			return lctx
 		}
 		if err := r.Unlock(lctx); err != nil {
-			t.Fatalf("RedLock %q: Unlock of a hold some node did not grant: %v", r.name, err)
+			t.Fatalf("RedLock %q: Unlock of a hold on nodes %v: %v", r.name, held, err)
 		}
 		// A late grant that reached its node after its undo holds it until
 		// the undo looks again (a quarter of a second later): tried again
 		// at once, every try could meet it.
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("RedLock %q: no Lock in 20 was granted by every node", r.name)
+	t.Fatalf("RedLock %q: no Lock in 20 stood on nodes %v (the last on %v)", r.name, want, held)
 	return nil
 }
 

@@ -266,16 +266,20 @@ func (r *RedLock) HeldOn(lctx context.Context) []bool {
 		return nil
 	}
 	h, _ := lctx.Value(r.id).(*redHeld)
-	if mh, _ := lctx.Value(anyMultiKey{}).(*multiHeld); h == nil && mh != nil {
+	if h == nil {
 		// A MultiLock's: its RedLock member's own context carries it.
+		mh, _ := lctx.Value(anyMultiKey{}).(*multiHeld)
+		if mh == nil {
+			return nil
+		}
 		for _, c := range mh.ctxs {
 			if h, _ = c.Value(r.id).(*redHeld); h != nil {
 				break
 			}
 		}
-	}
-	if h == nil {
-		return nil
+		if h == nil {
+			return nil
+		}
 	}
 	out := make([]bool, len(h.ctxs))
 	for i, c := range h.ctxs {

@@ -24,25 +24,7 @@ func TestRedLockHeldOn(t *testing.T) {
 	}
 	// Node 4 answers past the node timeout: the others make the quorum.
 	pxs[4].Delay(time.Second)
-	var lctx context.Context
-	for try := 1; ; try++ {
-		l, err := r.Lock(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := r.HeldOn(l)
-		if slices.Equal(got, []bool{true, true, true, true, false}) {
-			lctx = l
-			break
-		}
-		// Another node late as well, on a loaded machine.
-		if got == nil || got[4] || try == 10 {
-			t.Fatalf("HeldOn with node 4 late = %v, want nodes 0 to 3", got)
-		}
-		if err := r.Unlock(l); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lctx := lockHeldOn(t, ctx, r, []bool{true, true, true, true, false})
 	pxs[4].Delay(0)
 	if got := mustRedLock(t, "held-on", cs).HeldOn(lctx); !slices.Equal(got, []bool{true, true, true, true, false}) {
 		t.Fatalf("HeldOn through another handle = %v", got)
@@ -89,17 +71,7 @@ func TestRedLockHeldOn(t *testing.T) {
 		}
 	}
 	// Node 0's hold is taken away: the hold stands on three nodes.
-	if _, err := mustMutex(t, cs[0], "held-on").ForceUnlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !eventually(5*time.Second, func() bool {
-		return slices.Equal(r.HeldOn(lctx), []bool{false, true, true, true, false})
-	}) {
-		t.Fatalf("HeldOn after node 0's loss = %v, want nodes 1 to 3", r.HeldOn(lctx))
-	}
-	if err := lctx.Err(); err != nil {
-		t.Fatalf("lock context ended with 3 of 5 nodes holding: %v", context.Cause(lctx))
-	}
+	loseNode(t, ctx, r, lctx, cs[0], []bool{false, true, true, true, false})
 	if err := r.Unlock(lctx); err != nil {
 		t.Fatal(err)
 	}
@@ -134,19 +106,26 @@ func TestRedLockHeldOnMultiLockMember(t *testing.T) {
 	}
 	// Node 2's hold is taken away: the RedLock, and the MultiLock, stand on
 	// the other two.
-	if _, err := mustMutex(t, cs[2], "wallet").ForceUnlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !eventually(5*time.Second, func() bool { return slices.Equal(rl.HeldOn(lctx), []bool{true, true, false}) }) {
-		t.Fatalf("HeldOn after node 2's loss = %v, want nodes 0 and 1", rl.HeldOn(lctx))
-	}
-	if err := lctx.Err(); err != nil {
-		t.Fatalf("MultiLock context ended with 2 of 3 nodes holding: %v", context.Cause(lctx))
-	}
+	loseNode(t, ctx, rl, lctx, cs[2], []bool{true, true, false})
 	if err := ml.Unlock(lctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := rl.HeldOn(lctx); !slices.Equal(got, make([]bool, 3)) {
 		t.Fatalf("HeldOn after the MultiLock's Unlock = %v, want none", got)
+	}
+}
+
+// loseNode force-unlocks r's lock on c's node and checks that HeldOn of
+// lctx comes to want, with lctx alive on the majority left.
+func loseNode(t *testing.T, ctx context.Context, r *RedLock, lctx context.Context, c *Client, want []bool) {
+	t.Helper()
+	if _, err := mustMutex(t, c, r.Name()).ForceUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(5*time.Second, func() bool { return slices.Equal(r.HeldOn(lctx), want) }) {
+		t.Fatalf("HeldOn after a node's loss = %v, want %v", r.HeldOn(lctx), want)
+	}
+	if err := lctx.Err(); err != nil {
+		t.Fatalf("lock context ended with the lock on nodes %v: %v", want, context.Cause(lctx))
 	}
 }
