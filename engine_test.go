@@ -1094,25 +1094,28 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 			// ls, a handle of the same lock with a short release timeout,
 			// makes the release that runs into the held connection; l, with
 			// the default, the others, which a loaded machine may keep past
-			// a short one.
-			short := WithReleaseTimeout(300 * time.Millisecond)
-			var l, ls, o Locker
+			// a short one. o is the other owner's.
+			var handle func(c *Client, opts ...LockOption) Locker
 			switch kind {
 			case "Mutex":
-				l, ls, o = mustMutex(t, c, "late-release"), mustMutex(t, c, "late-release", short), mustMutex(t, other, "late-release")
+				handle = func(c *Client, opts ...LockOption) Locker { return mustMutex(t, c, "late-release", opts...) }
 			case "FairMutex":
-				l, ls, o = mustFair(t, c, "late-release"), mustFair(t, c, "late-release", short), mustFair(t, other, "late-release")
+				handle = func(c *Client, opts ...LockOption) Locker { return mustFair(t, c, "late-release", opts...) }
 			case "FairMutexRedissonQueue":
 				q := WithRedissonFairQueue(5 * time.Second)
-				l, ls, o = mustFair(t, c, "late-release", q), mustFair(t, c, "late-release", q, short), mustFair(t, other, "late-release", q)
-			case "RWMutex": // the write side
-				l, ls, o = mustRW(t, c, "late-release"), mustRW(t, c, "late-release", short), mustRW(t, other, "late-release")
-			case "RWMutexRead": // a read hold; the other owner writes
-				l, ls, o = mustRW(t, c, "late-release").RLocker(), mustRW(t, c, "late-release", short).RLocker(), mustRW(t, other, "late-release")
+				handle = func(c *Client, opts ...LockOption) Locker { return mustFair(t, c, "late-release", append(opts, q)...) }
+			case "RWMutex", "RWMutexRead": // the write side
+				handle = func(c *Client, opts ...LockOption) Locker { return mustRW(t, c, "late-release", opts...) }
 			case "LeanMutex":
-				l, ls, o = mustLean(t, c, "late-release"), mustLean(t, c, "late-release", short), mustLean(t, other, "late-release")
+				handle = func(c *Client, opts ...LockOption) Locker { return mustLean(t, c, "late-release", opts...) }
 			default:
-				l, ls, o = mustLean(t, c, "late-release", WithFencing()), mustLean(t, c, "late-release", WithFencing(), short), mustLean(t, other, "late-release", WithFencing())
+				handle = func(c *Client, opts ...LockOption) Locker {
+					return mustLean(t, c, "late-release", append(opts, WithFencing())...)
+				}
+			}
+			l, ls, o := handle(c), handle(c, WithReleaseTimeout(300*time.Millisecond)), handle(other)
+			if kind == "RWMutexRead" { // a read hold; the other owner writes
+				l, ls = l.(*RWMutex).RLocker(), ls.(*RWMutex).RLocker()
 			}
 			lctx, err := l.Lock(ctx) // connection open, scripts loaded
 			if err != nil {
