@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -82,6 +83,8 @@ type env struct {
 	in     io.Reader
 	out    io.Writer
 	errOut io.Writer
+	// phase is where the command is, for what an interrupt leaves.
+	phase *phase
 }
 
 // command is one subcommand: its own flags and its action.
@@ -241,7 +244,21 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fmt.Fprintf(errOut, "scriptlock: %v\n", err)
 		return exitUsage
 	}
+	return e.runInterruptible(ctx, cmd, func() int {
+		return e.session(ctx, cmd, positional, u, tf, tlsCfg, sa, fs)
+	})
+}
+
+// session connects and runs the command, writing through e's writers.
+func (e *env) session(ctx context.Context, cmd *command, positional []string, u string, tf tlsFlags, tlsCfg *tlsChange, sa sentinelAuth, fs *flag.FlagSet) int {
+	errOut := e.errOut
 	rc, err := connect(u, e.timeout, tlsCfg, sa)
+	if err != nil && ctx.Err() != nil {
+		if rc != nil {
+			closeClient(rc)
+		}
+		return e.interrupted(errOut, cmd)
+	}
 	if err != nil {
 		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s%s%s\n", redactURL(u), escapedError{err}, tlsHint(u, tf, err), authHint(u, err), defaultURLHint(fs, err))
 		var xe *exitError
@@ -252,6 +269,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	}
 	defer closeClient(rc)
 	e.rc = rc
+	e.phase.set(phaseRunning)
 	if err := checkClusterMode(ctx, e); err != nil {
 		fmt.Fprintf(errOut, "scriptlock: %v\n", escapedError{err})
 		return exitFailure
@@ -263,17 +281,123 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		}
 	}
 	if err := cmd.run(ctx, e, positional); err != nil {
+		var xe *exitError
+		if ctx.Err() != nil && !errors.As(err, &xe) {
+			// A call cut short by the interrupt, not a failure of the
+			// server's: say what that leaves, not "context canceled".
+			return e.interrupted(errOut, cmd)
+		}
 		// The server's refusals can repeat a lock's name as it is (an
 		// unknown command's names its first arguments): escaped as
 		// everything else printed shows a name.
 		fmt.Fprintf(errOut, "scriptlock %s: %v\n", cmd.name, escapedError{err})
-		var xe *exitError
 		if errors.As(err, &xe) {
 			return xe.code
 		}
 		return exitFailure
 	}
 	return exitOK
+}
+
+// interruptGrace is how long an interrupted command is given to end by
+// itself, saying what it did, before it is given up on.
+const interruptGrace = 100 * time.Millisecond
+
+// Where a command is, for what an interrupt leaves.
+const (
+	phaseConnecting int32 = iota
+	phaseRunning
+	// phaseWriting: force-unlock sent its delete; until the server answers,
+	// whether the lock was released is unknown.
+	phaseWriting
+)
+
+// phase is where a command is (phaseConnecting, ...); a nil phase ignores
+// set and reads as running.
+type phase struct{ v atomic.Int32 }
+
+func (p *phase) set(v int32) {
+	if p != nil {
+		p.v.Store(v)
+	}
+}
+
+func (p *phase) get() int32 {
+	if p == nil {
+		return phaseRunning
+	}
+	return p.v.Load()
+}
+
+// gate passes writes on until closed, then drops them: the output of a
+// command given up on, which may go on for a while, stops where the message
+// saying it was interrupted begins.
+type gate struct {
+	w      io.Writer
+	closed atomic.Bool
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	if g.closed.Load() {
+		return len(p), nil
+	}
+	return g.w.Write(p)
+}
+
+// runInterruptible runs f, which connects and runs cmd through e, on a
+// goroutine of its own, and returns its exit code; once ctx ends
+// (interrupted) and f has not returned within interruptGrace, it gives f up,
+// says what the interrupt leaves and returns. rueidis is deaf to an
+// interrupt while it dials (the handshake waits for the server up to
+// --timeout) and while it closes a connection it redials (up to a second for
+// the reply to its closing PING): against a server that stopped answering
+// (SIGSTOP, a hung host behind a live kernel) an operator pressing Ctrl-C
+// would wait that out. f, given up on, ends by itself within those bounds,
+// its output dropped; the process exits meanwhile.
+func (e *env) runInterruptible(ctx context.Context, cmd *command, f func() int) int {
+	errOut := e.errOut
+	gOut, gErr := &gate{w: e.out}, &gate{w: e.errOut}
+	e.out, e.errOut = gOut, gErr
+	e.phase = &phase{}
+	done := make(chan int, 1)
+	go func() { done <- f() }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(interruptGrace)
+	defer t.Stop()
+	select {
+	case code := <-done:
+		return code
+	case <-t.C:
+	}
+	gOut.closed.Store(true)
+	gErr.closed.Store(true)
+	return e.interrupted(errOut, cmd)
+}
+
+// interrupted says what an interrupt leaves, given where the command was,
+// and returns the exit code: watch ends that way (exit 0); any other
+// command failed to finish (exit 1).
+func (e *env) interrupted(w io.Writer, cmd *command) int {
+	if cmd.name == "watch" {
+		return exitOK
+	}
+	switch e.phase.get() {
+	case phaseConnecting:
+		fmt.Fprintf(w, "scriptlock %s: interrupted while connecting (the server had not answered); nothing changed\n", cmd.name)
+	case phaseWriting:
+		fmt.Fprintf(w, "scriptlock %s: interrupted before the server answered: the lock may or may not have been released; see with scriptlock inspect (same URL and name)\n", cmd.name)
+	default:
+		if cmd.name == "force-unlock" {
+			fmt.Fprintf(w, "scriptlock %s: interrupted before the server answered; nothing changed\n", cmd.name)
+		} else {
+			fmt.Fprintf(w, "scriptlock %s: interrupted before the server answered\n", cmd.name)
+		}
+	}
+	return exitFailure
 }
 
 func commands() []command {

@@ -135,6 +135,7 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		res.Channel = k.LockChannel
 		told = []string{shown(k.LockChannel)}
 	}
+	e.phase.set(phaseWriting)
 	answer, err := generated.ForceUnlockConfirmed(bctx, e.rc, k.Lock, k.Fence, k.LockChannel, k.LockWaiters, k.LockWake,
 		k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, k.FairTimeouts, r.State, time.Now(), publish, forceRecordTTL)
 	if err != nil && publish == "spublish" && e.sharded == "auto" && shardedRefused(err) {
