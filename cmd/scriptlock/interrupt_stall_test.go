@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestInterruptWhileConnecting(t *testing.T) {
 	node := redistest.Server(t)
 	node.Pause()
 	defer node.Resume()
-	for _, c := range [][]string{{"inspect", "x"}, {"list"}, {"force-unlock", "--yes", "x"}, {"watch", "x"}} {
+	for _, c := range [][]string{{"inspect", "interrupt-connecting"}, {"list"}, {"force-unlock", "--yes", "interrupt-connecting"}, {"watch", "interrupt-connecting"}} {
 		args := append([]string{"--url", "redis://" + node.Addr, "--timeout", "5s"}, c...)
 		code, out, took := runInterrupted(t, args, nil, nil, nil)
 		want := exitFailure
@@ -94,25 +95,29 @@ func TestInterruptMidCommand(t *testing.T) {
 		name string
 		yes  bool   // --yes: the server is paused right before the delete
 		want string // in the message
+		key  string // its own: the hook before the delete is found by key, by every test
 	}{
-		{"confirming read", false, "interrupted before the server answered; nothing changed"},
-		{"delete sent", true, "the lock may or may not have been released; see with scriptlock inspect"},
+		{"confirming read", false, "interrupted before the server answered; nothing changed", "interrupt-confirming-read"},
+		{"delete sent", true, "the lock may or may not have been released; see with scriptlock inspect", "interrupt-delete-sent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			node := redistest.Server(t)
 			defer node.Resume()
-			node.Do(t, "HSET", "x", "b4f1c1e8-3d2a-4c7e-9f10-1234567890ab:1", "1")
-			node.Do(t, "PEXPIRE", "x", "60000")
-			args := []string{"--url", "redis://" + node.Addr, "--timeout", "5s", "force-unlock", "x"}
+			node.Do(t, "HSET", tc.key, "b4f1c1e8-3d2a-4c7e-9f10-1234567890ab:1", "1")
+			node.Do(t, "PEXPIRE", tc.key, "60000")
+			args := []string{"--url", "redis://" + node.Addr, "--timeout", "5s", "force-unlock", tc.key}
 			var code int
 			var out string
 			var took time.Duration
 			if tc.yes {
 				paused := make(chan struct{})
-				meanwhileBeforeDelete(t, "x", func() {
-					node.Pause()
-					close(paused)
+				var once sync.Once
+				meanwhileBeforeDelete(t, tc.key, func() {
+					once.Do(func() {
+						node.Pause()
+						close(paused)
+					})
 				})
 				args = append(args, "--yes")
 				code, out, took = runInterrupted(t, args, nil, func(string) bool {
@@ -141,8 +146,8 @@ func TestInterruptMidCommand(t *testing.T) {
 			}
 			if !tc.yes {
 				node.Resume()
-				if n := mustInt(t, node.Do(t, "EXISTS", "x")); n != 1 {
-					t.Errorf("EXISTS x after force-unlock interrupted before its delete = %d; want the lock left", n)
+				if n := mustInt(t, node.Do(t, "EXISTS", tc.key)); n != 1 {
+					t.Errorf("EXISTS %s after force-unlock interrupted before its delete = %d; want the lock left", tc.key, n)
 				}
 			}
 		})
