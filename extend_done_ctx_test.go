@@ -2,9 +2,13 @@ package scriptlock
 
 import (
 	"context"
-	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -39,52 +43,97 @@ func TestExtendEndedContextBoundsNothing(t *testing.T) {
 	}
 }
 
+// cancelOnBusy is a rueidis client that ends a context once a script call
+// carrying arg has been answered BUSY twice: the answer is back, so nothing
+// of the call is in flight when the context ends.
+type cancelOnBusy struct {
+	rueidis.Client
+	arg    string
+	busy   atomic.Int32
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func (c *cancelOnBusy) seen(cs []string, err error) {
+	if len(cs) > 0 && (cs[0] == "EVALSHA" || cs[0] == "EVAL") && slices.Contains(cs, c.arg) &&
+		err != nil && strings.HasPrefix(err.Error(), "BUSY ") && c.busy.Add(1) == 2 {
+		if cancel := c.cancel.Load(); cancel != nil {
+			(*cancel)()
+		}
+	}
+}
+
+// words copies cmd's words, which rueidis's command pool reuses once the call
+// is answered.
+func words(cmd rueidis.Completed) []string {
+	cs := cmd.Commands()
+	out := make([]string, len(cs))
+	for i, w := range cs {
+		out[i] = strings.Clone(w)
+	}
+	return out
+}
+
+func (c *cancelOnBusy) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	cs := words(cmd) // before the call: rueidis reuses the command's memory after it
+	r := c.Client.Do(ctx, cmd)
+	c.seen(cs, r.Error())
+	return r
+}
+
+func (c *cancelOnBusy) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	css := make([][]string, len(cmds))
+	for i, cmd := range cmds {
+		css[i] = words(cmd)
+	}
+	rs := c.Client.DoMulti(ctx, cmds...)
+	for i, r := range rs {
+		c.seen(css[i], r.Error())
+	}
+	return rs
+}
+
 // TestExtendRefusedUntilContextEndBoundsNothing: an Extend Redis refused
 // having run nothing (BUSY: the server ran someone's long script) until its
 // context ended ran nothing, nor can it run later: it must not bound the
-// hold's later deadlines by its lease.
+// hold's later deadlines by its lease. The context ends right after a BUSY
+// answer, so that no attempt is in flight then (one that is, BUSY cleared,
+// may run, and bounds the hold rightly): a context ending at a set time
+// caught an attempt in flight on a loaded machine.
 func TestExtendRefusedUntilContextEndBoundsNothing(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := node.Client(t)
+	rc := &cancelOnBusy{Client: node.Client(t), arg: "2000"}
 	c := newTestClient(t, rc)
 	ctx := testCtx(t, 60*time.Second)
 	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50").Error(); err != nil {
 		t.Fatal(err)
 	}
-	// An attempt still in flight when the context ends is of unknown
-	// outcome (BUSY cleared, it may run), and bounds the hold rightly; on a
-	// loaded machine the last attempt may be so cut off. So the case is
-	// tried up to three times: one Extend refused with nothing in flight at
-	// its end must bound nothing (before the fix, every one did).
-	var left time.Duration
-	var busyErr error
-	for i := range 3 {
-		m := mustMutex(t, c, fmt.Sprintf("extend-busy-%d", i))
-		lctx, err := m.LockWithLease(ctx, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Extend(ctx, lctx, time.Minute); err != nil { // script loaded
-			t.Fatal(err)
-		}
-		script := slowScript(t, node, 1500*time.Millisecond)
-		awaitBusy(t, ctx, rc)
-		bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		busyErr = m.Extend(bctx, lctx, 2*time.Second)
-		cancel()
-		if busyErr == nil {
-			t.Fatal("Extend while the server is busy succeeded")
-		}
-		script()
-		if err := m.Extend(ctx, lctx, time.Minute); err != nil {
-			t.Fatal(err)
-		}
-		h := lctx.Value(lockCtxKey{}).(*lockCtx).hold
-		if left = time.Until(monoTime(h.lossAt.Load())); left >= 30*time.Second {
-			return
-		}
-		t.Logf("try %d: loss deadline %s away: the last attempt was cut off in flight", i+1, left.Round(time.Millisecond))
+	m := mustMutex(t, c, "extend-busy")
+	lctx, err := m.LockWithLease(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("loss deadline %s away after a one-minute Extend: an Extend refused BUSY until its context ended (%v) still bounds the hold", left.Round(time.Millisecond), busyErr)
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	script := slowScript(t, node, 1500*time.Millisecond)
+	awaitBusy(t, ctx, rc)
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rc.cancel.Store(&cancel)
+	busyErr := m.Extend(bctx, lctx, 2*time.Second)
+	if busyErr == nil {
+		t.Fatal("Extend while the server is busy succeeded")
+	}
+	if n := rc.busy.Load(); n != 2 || bctx.Err() == nil {
+		t.Fatalf("Extend ended after %d BUSY answers, its context ended: %v (%v); want it ended by the test after the second", n, bctx.Err() != nil, busyErr)
+	}
+	script()
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	h := lctx.Value(lockCtxKey{}).(*lockCtx).hold
+	if left := time.Until(monoTime(h.lossAt.Load())); left < 30*time.Second {
+		t.Fatalf("loss deadline %s away after a one-minute Extend: an Extend refused BUSY until its context ended (%v) still bounds the hold", left.Round(time.Millisecond), busyErr)
+	}
 }
