@@ -68,6 +68,20 @@ func dbsize(t testing.TB, n *redistest.Node) int64 {
 	return v
 }
 
+// keyNames returns the names of the keys on n.
+func keyNames(t testing.TB, n *redistest.Node) map[string]bool {
+	t.Helper()
+	keys, err := n.Do(t, "KEYS", "*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		names[k] = true
+	}
+	return names
+}
+
 // keysBesideRecords lists the keys on n other than the records of calls'
 // answers named under recordPrefix (recordPrefix + ":..."), and fails when
 // such a record would outlive a minute.

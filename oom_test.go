@@ -336,7 +336,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		if _, err := d.TrySetPermits(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		before := dbsize(t, n)
+		before := keyNames(t, n)
 		restore := n.OutOfMemory(t)
 		m := mustMutex(t, c, "refused-m")
 		if _, err := m.TryLock(ctx, 0); !isOOM(err) {
@@ -354,8 +354,12 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		if left, err := d.AvailablePermits(ctx); err != nil || left != 2 {
 			t.Errorf("AvailablePermits after a refused DrainPermits = %d, %v; want 2", left, err)
 		}
-		if after := dbsize(t, n); after != before {
-			t.Errorf("DBSIZE %d before, %d after the refused acquisitions", before, after)
+		// Nothing added; a key the subtests before left with a short life
+		// (a call's record) may expire meanwhile.
+		for k := range keyNames(t, n) {
+			if !before[k] {
+				t.Errorf("key %s written by the refused acquisitions", k)
+			}
 		}
 	})
 }
