@@ -53,41 +53,36 @@ type cancelOnBusy struct {
 	cancel atomic.Pointer[context.CancelFunc]
 }
 
-func (c *cancelOnBusy) seen(cs []string, err error) {
-	if len(cs) > 0 && (cs[0] == "EVALSHA" || cs[0] == "EVAL") && slices.Contains(cs, c.arg) &&
-		err != nil && strings.HasPrefix(err.Error(), "BUSY ") && c.busy.Add(1) == 2 {
+// ours reports whether cmd is a script call carrying arg. It is read before
+// the call: rueidis reuses the command's memory once the call is answered.
+func (c *cancelOnBusy) ours(cmd rueidis.Completed) bool {
+	cs := cmd.Commands()
+	return len(cs) > 0 && (cs[0] == "EVALSHA" || cs[0] == "EVAL") && slices.Contains(cs, c.arg)
+}
+
+func (c *cancelOnBusy) seen(ours bool, err error) {
+	if ours && err != nil && strings.HasPrefix(err.Error(), "BUSY ") && c.busy.Add(1) == 2 {
 		if cancel := c.cancel.Load(); cancel != nil {
 			(*cancel)()
 		}
 	}
 }
 
-// words copies cmd's words, which rueidis's command pool reuses once the call
-// is answered.
-func words(cmd rueidis.Completed) []string {
-	cs := cmd.Commands()
-	out := make([]string, len(cs))
-	for i, w := range cs {
-		out[i] = strings.Clone(w)
-	}
-	return out
-}
-
 func (c *cancelOnBusy) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	cs := words(cmd) // before the call: rueidis reuses the command's memory after it
+	ours := c.ours(cmd)
 	r := c.Client.Do(ctx, cmd)
-	c.seen(cs, r.Error())
+	c.seen(ours, r.Error())
 	return r
 }
 
 func (c *cancelOnBusy) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	css := make([][]string, len(cmds))
+	ours := make([]bool, len(cmds))
 	for i, cmd := range cmds {
-		css[i] = words(cmd)
+		ours[i] = c.ours(cmd)
 	}
 	rs := c.Client.DoMulti(ctx, cmds...)
 	for i, r := range rs {
-		c.seen(css[i], r.Error())
+		c.seen(ours[i], r.Error())
 	}
 	return rs
 }
