@@ -2758,6 +2758,22 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		if mark != nil {
 			defer mark.end() // also when the call panics (see acquire)
 		}
+		if h != nil {
+			// A release whose call panicked (a client wrapper's panic, or
+			// one that ended the goroutine) is one that failed: the hold
+			// ends, as below, and the panic goes on. Kept, the watchdog
+			// would renew for as long as the Client lives a lock whose
+			// owner asked to give it up and recovered the panic.
+			returned := false
+			defer func() {
+				if !returned {
+					c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, errReleasePanicked))
+				}
+			}()
+			st, left, acked, err := c.release(rctx, p, field, lease, h, last, 0, guard)
+			returned = true
+			return st, left, acked, err
+		}
 		return c.release(rctx, p, field, lease, h, last, 0, guard)
 	}()
 	c.touched(holdID(s.key, field)) // before the hold count below moves

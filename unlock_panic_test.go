@@ -1,0 +1,136 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// unlockTag marks the context of the Unlock whose release call a test's
+// client wrapper makes panic: renewals and other calls do not carry it.
+type unlockTag struct{}
+
+// An Unlock whose release call panics in a rueidis client wrapper ends the
+// hold as a release that failed does: the panic reaches the caller, the
+// lock context ends with ErrLockLost, the watchdog stops renewing, and the
+// lock ends with its lease on the server unless Unlock is made again with
+// the same context, which releases it. Kept, the hold was renewed for as
+// long as the Client lived: a caller that recovers the panic (an HTTP
+// server does) and goes on would hold the lock for ever.
+func TestUnlockPanicEndsHold(t *testing.T) {
+	t.Parallel()
+	const lease = 2 * time.Second
+	type handle interface {
+		Key() string
+		Lock(context.Context) (context.Context, error)
+		Unlock(context.Context) error
+	}
+	kinds := []struct {
+		name string
+		open func(*testing.T, *Client, string) handle
+	}{
+		{"Mutex", func(t *testing.T, c *Client, n string) handle { return mustMutex(t, c, n) }},
+		{"FairMutex", func(t *testing.T, c *Client, n string) handle { return mustFair(t, c, n) }},
+		{"LeanMutex", func(t *testing.T, c *Client, n string) handle { return mustLean(t, c, n) }},
+		{"RWMutex", func(t *testing.T, c *Client, n string) handle { return mustRW(t, c, n) }},
+	}
+	node := redistest.Server(t)
+	for _, k := range kinds {
+		for _, again := range []bool{false, true} {
+			name := k.name + "/lease-ends"
+			if again {
+				name = k.name + "/unlock-again"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool {
+					return c.ctx != nil && c.ctx.Value(unlockTag{}) != nil
+				})
+				c := newTestClient(t, rc, WithWatchdog(lease, 0))
+				h := k.open(t, c, "unlock-panic")
+				ctx := testCtx(t, 30*time.Second)
+				lctx, err := h.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rc.left.Store(1)
+				p := panicked(func() { _ = h.Unlock(context.WithValue(lctx, unlockTag{}, true)) })
+				if p == nil {
+					t.Fatal("Unlock did not pass the wrapper's panic on")
+				}
+				if rc.picked.Load() != 1 {
+					t.Fatalf("%d calls of the Unlock went through the wrapper, want 1 (the release)", rc.picked.Load())
+				}
+				select {
+				case <-lctx.Done():
+					if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) {
+						t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
+					}
+				case <-time.After(time.Second):
+					t.Fatal("the lock context did not end after an Unlock whose release panicked")
+				}
+				if !exists(t, node, h.Key()) {
+					t.Fatal("the release panicked before anything was sent, yet the lock is gone")
+				}
+				if again {
+					if err := h.Unlock(lctx); err != nil {
+						t.Fatalf("Unlock again: %v", err)
+					}
+					if exists(t, node, h.Key()) {
+						t.Fatal("Unlock again left the lock on the server")
+					}
+					return
+				}
+				// Not renewed: the lock ends with the lease it had.
+				if !eventually(lease+2*time.Second, func() bool { return !exists(t, node, h.Key()) }) {
+					t.Fatalf("the lock is still held %s after an Unlock whose release panicked (PTTL %d ms): still renewed",
+						lease+2*time.Second, pttlOf(t, node, h.Key()))
+				}
+			})
+		}
+	}
+}
+
+// An Unlock whose release call ends its goroutine (runtime.Goexit, as a
+// test's t.FailNow in a wrapper does) ends the hold as one that panicked.
+func TestUnlockGoexitEndsHold(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool {
+		return c.ctx != nil && c.ctx.Value(unlockTag{}) != nil
+	})
+	rc.goexit.Store(true)
+	c := newTestClient(t, rc)
+	m := mustMutex(t, c, "unlock-goexit")
+	lctx, err := m.Lock(testCtx(t, 30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.left.Store(1)
+	returned := make(chan bool)
+	go func() {
+		defer close(returned)
+		_ = m.Unlock(context.WithValue(lctx, unlockTag{}, true))
+		returned <- true
+	}()
+	if <-returned {
+		t.Fatal("Unlock returned: the wrapper did not end its goroutine")
+	}
+	select {
+	case <-lctx.Done():
+		if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) {
+			t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("the lock context did not end after an Unlock whose release ended its goroutine")
+	}
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock again: %v", err)
+	}
+	if exists(t, node, m.Key()) {
+		t.Fatal("Unlock again left the lock on the server")
+	}
+}
