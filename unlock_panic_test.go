@@ -134,3 +134,57 @@ func TestUnlockGoexitEndsHold(t *testing.T) {
 		t.Fatal("Unlock again left the lock on the server")
 	}
 }
+
+// A RedLock node whose release call panics in a client wrapper: its hold
+// there ends as the Mutex's does (TestUnlockPanicEndsHold), so the node's
+// lock is not renewed past its lease, and an Unlock again before that
+// releases it, as after a node that refused its release.
+func TestRedLockNodeReleasePanicEndsHold(t *testing.T) {
+	t.Parallel()
+	const lease = 2 * time.Second
+	for _, again := range []bool{false, true} {
+		name := "lease-ends"
+		if again {
+			name = "unlock-again"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			nodes := redistest.Servers(t, 3)
+			prefix := sharedPrefix(t)
+			rc := newPanickyClient(nodes[0].Client(t), scriptsThrough("Do", "DoMulti"))
+			cs := []*Client{
+				newTestClient(t, rc, prefix),
+				newTestClient(t, nodes[1].Client(t), prefix),
+				newTestClient(t, nodes[2].Client(t), prefix),
+			}
+			r := mustRedLock(t, "node-release-panic", cs, WithNodeTimeout(time.Second), WithWatchdog(lease, 0))
+			lctx, err := r.Lock(testCtx(t, 30*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc.left.Store(1)
+			if p := panicked(func() { _ = r.Unlock(lctx) }); p == nil {
+				t.Fatal("Unlock did not pass node 0's wrapper panic on")
+			}
+			if rc.left.Load() != 0 {
+				t.Fatal("node 0's release was not made")
+			}
+			if h := heldOn(t, r, nodes, 0, 1, 2); !h[0] || h[1] || h[2] {
+				t.Fatalf("held after the Unlock: %v, want node 0 only (its release panicked before it was sent)", h)
+			}
+			if again {
+				if err := r.Unlock(lctx); err != nil {
+					t.Fatalf("Unlock again: %v", err)
+				}
+				if h := heldOn(t, r, nodes, 0, 1, 2); h[0] {
+					t.Fatal("Unlock again left node 0 holding the lock")
+				}
+				return
+			}
+			if !eventually(lease+2*time.Second, func() bool { return !heldOn(t, r, nodes, 0)[0] }) {
+				t.Fatalf("node 0 still holds the lock %s after an Unlock whose release there panicked (PTTL %d ms): still renewed",
+					lease+2*time.Second, pttlOf(t, nodes[0], r.nodes[0].Key()))
+			}
+		})
+	}
+}
