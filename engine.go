@@ -2755,26 +2755,26 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		guard.owner = owner
 	}
 	st, left, acked, err := func() (releaseStatus, time.Duration, bool, error) {
-		if mark != nil {
-			defer mark.end() // also when the call panics (see acquire)
-		}
+		// A release whose call panicked (a client wrapper's panic, or one
+		// that ended the goroutine) is one that failed: the hold ends, as
+		// below, and the panic goes on. Kept, the watchdog would renew for
+		// as long as the Client lives a lock whose owner asked to give it
+		// up and recovered the panic. Deferred first, so it runs after the
+		// lease call's end.
+		returned := false
 		if h != nil {
-			// A release whose call panicked (a client wrapper's panic, or
-			// one that ended the goroutine) is one that failed: the hold
-			// ends, as below, and the panic goes on. Kept, the watchdog
-			// would renew for as long as the Client lives a lock whose
-			// owner asked to give it up and recovered the panic.
-			returned := false
 			defer func() {
 				if !returned {
 					c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, errReleasePanicked))
 				}
 			}()
-			st, left, acked, err := c.release(rctx, p, field, lease, h, last, 0, guard)
-			returned = true
-			return st, left, acked, err
 		}
-		return c.release(rctx, p, field, lease, h, last, 0, guard)
+		if mark != nil {
+			defer mark.end() // also when the call panics (see acquire)
+		}
+		st, left, acked, err := c.release(rctx, p, field, lease, h, last, 0, guard)
+		returned = true
+		return st, left, acked, err
 	}()
 	c.touched(holdID(s.key, field)) // before the hold count below moves
 	if err != nil && otherKind(err) {

@@ -188,3 +188,43 @@ func TestRedLockNodeReleasePanicEndsHold(t *testing.T) {
 		})
 	}
 }
+
+// The Unlock of a re-entry (one hold of two given up) whose release call
+// panics ends the hold as a nested release that failed does: both
+// contexts end with ErrLockLost and the lock is not renewed past its lease.
+func TestNestedUnlockPanicEndsHold(t *testing.T) {
+	t.Parallel()
+	const lease = 2 * time.Second
+	node := redistest.Server(t)
+	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool {
+		return c.ctx != nil && c.ctx.Value(unlockTag{}) != nil
+	})
+	c := newTestClient(t, rc, WithWatchdog(lease, 0))
+	m := mustMutex(t, c, "nested-unlock-panic")
+	lctx, err := m.Lock(testCtx(t, 30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := m.Lock(lctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.left.Store(1)
+	if p := panicked(func() { _ = m.Unlock(context.WithValue(inner, unlockTag{}, true)) }); p == nil {
+		t.Fatal("Unlock did not pass the wrapper's panic on")
+	}
+	for _, ctx := range []context.Context{inner, lctx} {
+		select {
+		case <-ctx.Done():
+			if cause := context.Cause(ctx); !errors.Is(cause, ErrLockLost) {
+				t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
+			}
+		case <-time.After(time.Second):
+			t.Fatal("a lock context did not end after a nested Unlock whose release panicked")
+		}
+	}
+	if !eventually(lease+2*time.Second, func() bool { return !exists(t, node, m.Key()) }) {
+		t.Fatalf("the lock is still held %s after a nested Unlock whose release panicked (PTTL %d ms): still renewed",
+			lease+2*time.Second, pttlOf(t, node, m.Key()))
+	}
+}
