@@ -36,6 +36,7 @@ func TestUnlockPanicEndsHold(t *testing.T) {
 		{"FairMutex", func(t *testing.T, c *Client, n string) handle { return mustFair(t, c, n) }},
 		{"LeanMutex", func(t *testing.T, c *Client, n string) handle { return mustLean(t, c, n) }},
 		{"RWMutex", func(t *testing.T, c *Client, n string) handle { return mustRW(t, c, n) }},
+		{"RWMutex-read", func(t *testing.T, c *Client, n string) handle { return readSide{mustRW(t, c, n)} }},
 	}
 	node := redistest.Server(t)
 	for _, k := range kinds {
@@ -228,3 +229,9 @@ func TestNestedUnlockPanicEndsHold(t *testing.T) {
 			lease+2*time.Second, pttlOf(t, node, m.Key()))
 	}
 }
+
+// readSide is an RWMutex's read lock as a Lock and Unlock pair.
+type readSide struct{ *RWMutex }
+
+func (r readSide) Lock(ctx context.Context) (context.Context, error) { return r.RLock(ctx) }
+func (r readSide) Unlock(ctx context.Context) error                  { return r.RUnlock(ctx) }
