@@ -65,14 +65,7 @@ func TestUnlockPanicEndsHold(t *testing.T) {
 				if rc.picked.Load() != 1 {
 					t.Fatalf("%d calls of the Unlock went through the wrapper, want 1 (the release)", rc.picked.Load())
 				}
-				select {
-				case <-lctx.Done():
-					if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) {
-						t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
-					}
-				case <-time.After(time.Second):
-					t.Fatal("the lock context did not end after an Unlock whose release panicked")
-				}
+				endsLost(t, lctx, "an Unlock whose release panicked")
 				if !exists(t, node, h.Key()) {
 					t.Fatal("the release panicked before anything was sent, yet the lock is gone")
 				}
@@ -120,14 +113,7 @@ func TestUnlockGoexitEndsHold(t *testing.T) {
 	if <-returned {
 		t.Fatal("Unlock returned: the wrapper did not end its goroutine")
 	}
-	select {
-	case <-lctx.Done():
-		if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) {
-			t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("the lock context did not end after an Unlock whose release ended its goroutine")
-	}
+	endsLost(t, lctx, "an Unlock whose release ended its goroutine")
 	if err := m.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock again: %v", err)
 	}
@@ -214,16 +200,8 @@ func TestNestedUnlockPanicEndsHold(t *testing.T) {
 	if p := panicked(func() { _ = m.Unlock(context.WithValue(inner, unlockTag{}, true)) }); p == nil {
 		t.Fatal("Unlock did not pass the wrapper's panic on")
 	}
-	for _, ctx := range []context.Context{inner, lctx} {
-		select {
-		case <-ctx.Done():
-			if cause := context.Cause(ctx); !errors.Is(cause, ErrLockLost) {
-				t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
-			}
-		case <-time.After(time.Second):
-			t.Fatal("a lock context did not end after a nested Unlock whose release panicked")
-		}
-	}
+	endsLost(t, inner, "a nested Unlock whose release panicked")
+	endsLost(t, lctx, "a nested Unlock whose release panicked")
 	if !eventually(lease+2*time.Second, func() bool { return !exists(t, node, m.Key()) }) {
 		t.Fatalf("the lock is still held %s after a nested Unlock whose release panicked (PTTL %d ms): still renewed",
 			lease+2*time.Second, pttlOf(t, node, m.Key()))
@@ -235,3 +213,17 @@ type readSide struct{ *RWMutex }
 
 func (r readSide) Lock(ctx context.Context) (context.Context, error) { return r.RLock(ctx) }
 func (r readSide) Unlock(ctx context.Context) error                  { return r.RUnlock(ctx) }
+
+// endsLost fails t unless the lock context ctx ends with ErrLockLost within
+// a second; after says what it ends after, for the messages.
+func endsLost(t *testing.T, ctx context.Context, after string) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+		if cause := context.Cause(ctx); !errors.Is(cause, ErrLockLost) {
+			t.Fatalf("lock context ended with %v after %s, want ErrLockLost", cause, after)
+		}
+	case <-time.After(time.Second):
+		t.Fatalf("the lock context did not end after %s", after)
+	}
+}
