@@ -13,6 +13,9 @@ import (
 // client wrapper makes panic: renewals and other calls do not carry it.
 type unlockTag struct{}
 
+// unlockCalls picks the calls made under an Unlock context marked unlockTag.
+func unlockCalls(c wrapperCall) bool { return c.ctx != nil && c.ctx.Value(unlockTag{}) != nil }
+
 // An Unlock whose release call panics in a rueidis client wrapper ends the
 // hold as a release that failed does: the panic reaches the caller, the
 // lock context ends with ErrLockLost, the watchdog stops renewing, and the
@@ -36,7 +39,10 @@ func TestUnlockPanicEndsHold(t *testing.T) {
 		{"FairMutex", func(t *testing.T, c *Client, n string) handle { return mustFair(t, c, n) }},
 		{"LeanMutex", func(t *testing.T, c *Client, n string) handle { return mustLean(t, c, n) }},
 		{"RWMutex", func(t *testing.T, c *Client, n string) handle { return mustRW(t, c, n) }},
-		{"RWMutex-read", func(t *testing.T, c *Client, n string) handle { return readSide{mustRW(t, c, n)} }},
+		{"RWMutex-read", func(t *testing.T, c *Client, n string) handle {
+			rw := mustRW(t, c, n)
+			return keyedLocker{rw.RLocker(), rw.Key()}
+		}},
 	}
 	node := redistest.Server(t)
 	for _, k := range kinds {
@@ -47,9 +53,7 @@ func TestUnlockPanicEndsHold(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool {
-					return c.ctx != nil && c.ctx.Value(unlockTag{}) != nil
-				})
+				rc := newPanickyClient(node.Client(t), unlockCalls)
 				c := newTestClient(t, rc, WithWatchdog(lease, 0))
 				h := k.open(t, c, "unlock-panic")
 				ctx := testCtx(t, 30*time.Second)
@@ -93,9 +97,7 @@ func TestUnlockPanicEndsHold(t *testing.T) {
 func TestUnlockGoexitEndsHold(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool {
-		return c.ctx != nil && c.ctx.Value(unlockTag{}) != nil
-	})
+	rc := newPanickyClient(node.Client(t), unlockCalls)
 	rc.goexit.Store(true)
 	c := newTestClient(t, rc)
 	m := mustMutex(t, c, "unlock-goexit")
@@ -183,9 +185,7 @@ func TestNestedUnlockPanicEndsHold(t *testing.T) {
 	t.Parallel()
 	const lease = 2 * time.Second
 	node := redistest.Server(t)
-	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool {
-		return c.ctx != nil && c.ctx.Value(unlockTag{}) != nil
-	})
+	rc := newPanickyClient(node.Client(t), unlockCalls)
 	c := newTestClient(t, rc, WithWatchdog(lease, 0))
 	m := mustMutex(t, c, "nested-unlock-panic")
 	lctx, err := m.Lock(testCtx(t, 30*time.Second))
@@ -208,11 +208,13 @@ func TestNestedUnlockPanicEndsHold(t *testing.T) {
 	}
 }
 
-// readSide is an RWMutex's read lock as a Lock and Unlock pair.
-type readSide struct{ *RWMutex }
+// keyedLocker is a Locker with its lock's key.
+type keyedLocker struct {
+	Locker
+	key string
+}
 
-func (r readSide) Lock(ctx context.Context) (context.Context, error) { return r.RLock(ctx) }
-func (r readSide) Unlock(ctx context.Context) error                  { return r.RUnlock(ctx) }
+func (k keyedLocker) Key() string { return k.key }
 
 // endsLost fails t unless the lock context ctx ends with ErrLockLost within
 // a second; after says what it ends after, for the messages.
