@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,26 +72,11 @@ func TestFailedRuns(t *testing.T) {
 			// awk's for-in order is its own.
 			got := strings.Split(strings.TrimSpace(string(out)), "\n")
 			want := strings.Split(strings.TrimSpace(tc.peers), "\n")
-			if !sameSet(got, want) {
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
 				t.Fatalf("peers %q, want %q", got, want)
 			}
 		})
 	}
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	seen := map[string]int{}
-	for _, s := range a {
-		seen[s]++
-	}
-	for _, s := range b {
-		if seen[s] == 0 {
-			return false
-		}
-		seen[s]--
-	}
-	return true
 }
