@@ -154,7 +154,7 @@ bench-compare: redis-server
 	  $(if $(BENCH_CPUS),taskset -c $(bench_client)) ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) -test.count 1 -test.timeout 10m \
 	    -rotate=$$r $(if $(BENCH_CPUS),-server-cpus $(bench_server)) $(BENCH_FLAGS) > round.txt || \
 	    awk -f failed_runs.awk round.txt >> peers.txt || failed=1; \
-	  cat round.txt >> $(bench_txt); cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
+	  sed 's/^\(Benchmark[^ \t]*\)[ \t][ \t]*--- FAIL: /--- FAIL: /' round.txt >> $(bench_txt); cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
 	  { $(GO) run $(BENCHSTAT) -col /lib $(bench_txt) && $(GO) run ./cmd/chart -o $(bench_png) $(bench_txt) || exit 1; }; \
 	  if [ -s peers.txt ]; then echo "bench-compare: runs of other libraries failed (see FAIL above; benchstat's n counts the rounds they finished):"; sort peers.txt | uniq -c; fi; \
 	  rm -f peers.txt; if [ $$failed -ne 0 ]; then echo "bench-compare: some benchmark runs failed, see FAIL above"; exit 1; fi
