@@ -3,8 +3,8 @@ module github.com/scriptlock/scriptlock/otel
 go 1.26.0
 
 require (
-	github.com/labstack/echo/v4 v4.16.0
-	github.com/redis/rueidis v1.0.79
+	github.com/labstack/echo/v4 v4.16.5
+	github.com/redis/rueidis v1.0.80
 	github.com/scriptlock/scriptlock v0.0.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
@@ -26,10 +26,10 @@ require (
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
-	golang.org/x/crypto v0.57.0 // indirect
-	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
 )
 
 replace github.com/scriptlock/scriptlock => ../
