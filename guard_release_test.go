@@ -109,7 +109,8 @@ func TestGuardReentrantReleaseRenewed(t *testing.T) {
 	}
 	replica.Pause()
 	defer replica.Resume()
-	time.Sleep(2 * every) // renewals go unacknowledged
+	holds = pausedNow(holds, lease) // renewals acknowledged before the pause count
+	time.Sleep(2 * every)           // renewals go unacknowledged
 	for k, h := range holds {
 		if err := h.l.Unlock(inner[k]); err != nil {
 			t.Errorf("%s: re-entrant Unlock with the only replica stopped: %v", k, err)
