@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -331,8 +330,7 @@ func churnOne(ctx context.Context, c, rival *Client, reds []*Client, i int) erro
 		// A server that did not answer the wait's read within its 10ms (a
 		// loaded machine) is an answer the API gives too: that wait must
 		// leave nothing behind either.
-		var na *NotAcquiredError
-		if ok, err := l.AwaitTimeout(ctx, 10*time.Millisecond); ok || err != nil && !(errors.As(err, &na) && na.Unanswered) {
+		if ok, err := l.AwaitTimeout(ctx, 10*time.Millisecond); ok || err != nil && !unansweredErr(err) {
 			return fmt.Errorf("AwaitTimeout = %v, %v", ok, err)
 		}
 		return l.CountDown(ctx)
