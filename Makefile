@@ -129,7 +129,7 @@ test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version
 	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) $(GO127_PKGS) >/dev/null
 	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 -timeout $(TEST_TIMEOUT) -parallel $(GO127_PARALLEL) $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
-	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 $(TESTFLAGS) ./...
+	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) ./... >/dev/null && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 $(TESTFLAGS) ./...
 
 ## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
 CHAOS_DURATION ?= 2m
