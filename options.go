@@ -276,11 +276,13 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithReleaseTimeout bounds Unlock (and a semaphore's Release), which runs
 // detached from its caller's context so a cancelled request still releases
-// its lock. Default 5 s; a RedLock's release on each node is bounded by its
+// its lock. Default 5 s; a RedLock's Unlock on each node is bounded by its
 // node timeout (WithNodeTimeout) unless WithReleaseTimeout is given to
-// NewRedLock itself. Given to New, it also bounds every CountDownLatch's
-// CountDown, which runs detached the same way; a latch handle does not take
-// it. For every kind but CountDownLatch.
+// NewRedLock itself (the give-backs nobody waits for, of a failed attempt's
+// grants and of a lost RedLock's nodes, keep the Client's). Given to New,
+// it also bounds every CountDownLatch's CountDown, which runs detached the
+// same way; a latch handle does not take it. For every kind but
+// CountDownLatch.
 func WithReleaseTimeout(d time.Duration) SharedOption {
 	return sharedOption{"WithReleaseTimeout", kindsLock | kindSemaphore | kindPermitSemaphore, func(c *config) {
 		if d <= 0 {

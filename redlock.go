@@ -37,9 +37,17 @@ import (
 // and its grants carry no fencing token that is ordered across nodes: Fence
 // and FenceOf on its context answer none.
 type RedLock struct {
-	name        string
-	id          redKey // what its lock contexts carry their hold under
-	nodes       []*Mutex
+	name  string
+	id    redKey // what its lock contexts carry their hold under
+	nodes []*Mutex
+	// backNodes are the nodes' locks for give-backs nobody waits for (a
+	// failed attempt's grants once its caller stopped waiting, a lost
+	// RedLock's nodes): bounded by the release timeout of the node's
+	// Client, not by the node timeout. A release held up past the node
+	// timeout (a goroutine descheduled on a loaded machine, a slow link) is
+	// not sent once its context has ended, and the grant then keeps every
+	// owner off that node until its lease ends.
+	backNodes   []*Mutex
 	lease       time.Duration // 0: each node's watchdog
 	nodeTimeout time.Duration
 	driftFactor float64
@@ -210,10 +218,15 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		lease := r.validityLease()
 		r.nodeTimeout = min(max(lease/100, 10*time.Millisecond), 200*time.Millisecond, lease/2)
 	}
+	r.backNodes = r.nodes
 	if !cfg.releaseSet {
-		// Releases are best effort per node: a node that does not answer in
-		// time lets its lease expire.
-		for _, m := range r.nodes {
+		// An Unlock's releases are best effort per node: a node that does
+		// not answer in time lets its lease expire (Unlock again asks it
+		// again). Give-backs keep the Client's release timeout.
+		r.backNodes = make([]*Mutex, len(r.nodes))
+		for i, m := range r.nodes {
+			back := *m
+			r.backNodes[i] = &back
 			cfg := *m.cfg // the node's Client's settings, shared with its other handles
 			cfg.releaseTimeout = max(r.nodeTimeout, 50*time.Millisecond)
 			m.cfg = &cfg
@@ -855,7 +868,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 		// node's grant was given back): the caller never receives the
 		// others' grants either. The panic goes on on the caller's goroutine.
 		func() {
-			bound, stop := giveBackBound(context.Background(), cut)
+			bound, stop := r.giveBackBound(context.Background(), cut)
 			defer stop() // also when a release panics
 			r.releaseAll(ctx, h, true, bound)
 		}()
@@ -865,7 +878,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 		// Two nodes reach one server: whatever they granted is given back,
 		// and the caller never holds it.
 		func() {
-			bound, stop := giveBackBound(ctx, cut)
+			bound, stop := r.giveBackBound(ctx, cut)
 			defer stop() // also when a release panics
 			r.releaseAll(ctx, h, true, bound)
 		}()
@@ -885,7 +898,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 			errs[i] = fmt.Errorf("node %d: lock %q: the server did not tell its run_id in time (its grant is not counted): %w", i, r.name, context.DeadlineExceeded)
 		}
 		func() {
-			bound, stop := giveBackBound(ctx, cut)
+			bound, stop := r.giveBackBound(ctx, cut)
 			defer stop() // also when a release panics
 			r.releaseAll(ctx, drop, true, bound)
 		}()
@@ -907,7 +920,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 	// (giveBackBound), a cancellation during the releases too: a node that
 	// stopped answering would keep the caller for its release timeout.
 	func() {
-		bound, stop := giveBackBound(ctx, cut)
+		bound, stop := r.giveBackBound(ctx, cut)
 		defer stop() // also when a release panics
 		r.releaseAll(ctx, h, true, bound)
 	}()
@@ -1104,6 +1117,17 @@ func (r *RedLock) watchValidity(life context.Context, h *redHeld, acquired time.
 	})
 }
 
+// giveBackBound is giveBackBound for the give-back of a failed attempt's
+// grants, cut at most a node timeout from now: the caller waits no longer
+// than an Unlock's release of a node would, and the releases go on (bounded
+// by their Clients' release timeouts, see backNodes) in the background.
+func (r *RedLock) giveBackBound(ctx context.Context, cut time.Time) (<-chan struct{}, func()) {
+	if end := time.Now().Add(r.nodeTimeout); cut.IsZero() || end.Before(cut) {
+		cut = end
+	}
+	return giveBackBound(ctx, cut)
+}
+
 // giveBack releases, in the background of each node's Client (Close waits
 // for it), the nodes that still hold a lost RedLock: their watchdogs would
 // otherwise keep a minority of nodes locked until Unlock, which a caller
@@ -1124,7 +1148,7 @@ func (r *RedLock) giveBack(h *redHeld) {
 			defer wg.Done()
 			defer h.stops[i](context.Canceled)
 			// No caller to reach.
-			observerCall(m.c.log, "ReleaseStart", func() { _ = m.Unlock(nctx) })
+			observerCall(m.c.log, "ReleaseStart", func() { _ = r.backNodes[i].Unlock(nctx) })
 		}
 		if !m.c.background(release) {
 			go release() // Close has begun: it ends the hold anyway
@@ -1405,7 +1429,12 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 				if hook != nil {
 					hook(i)
 				}
-				err = m.Unlock(uctx)
+				if bound != nil {
+					// Nobody waits past bound: the Client's release timeout.
+					err = r.backNodes[i].Unlock(uctx)
+				} else {
+					err = m.Unlock(uctx)
+				}
 			})
 			returned = true
 			mu.Lock()

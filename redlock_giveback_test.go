@@ -3,9 +3,13 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -66,5 +70,81 @@ func TestRedLockParentLostKeepsHold(t *testing.T) {
 	}
 	if err := r.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock: %v", err)
+	}
+}
+
+// stallRelease is a rueidis client that, while armed, holds a Mutex release
+// (MutexRelease, MutexReleaseLast) for stall before handing it on with its
+// context: a release goroutine descheduled on a loaded machine.
+type stallRelease struct {
+	rueidis.Client
+	armed atomic.Bool
+	stall time.Duration
+}
+
+func (s *stallRelease) held(cs []string) bool {
+	if !s.armed.Load() || len(cs) < 2 || (cs[0] != "EVALSHA" && cs[0] != "EVAL") {
+		return false
+	}
+	for _, sc := range generated.Scripts {
+		if sc.Name == "MutexRelease" || sc.Name == "MutexReleaseLast" {
+			if cs[1] == sc.SHA1 || cs[1] == sc.Source {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *stallRelease) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if s.held(cmd.Commands()) {
+		time.Sleep(s.stall)
+	}
+	return s.Client.Do(ctx, cmd)
+}
+
+func (s *stallRelease) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	for _, cmd := range multi {
+		if s.held(cmd.Commands()) {
+			time.Sleep(s.stall)
+			break
+		}
+	}
+	return s.Client.DoMulti(ctx, multi...)
+}
+
+// A failed attempt's grant is given back even when its release reaches the
+// node past the node timeout: the caller has stopped waiting by then, and a
+// grant left behind keeps every owner off that node until its lease ends.
+// Here node 0's release is held back 400 ms (a goroutine descheduled that
+// long on a loaded machine), past the 150 ms node timeout; nodes 1 and 2 are
+// held by another owner.
+func TestRedLockGiveBackOutlastsNodeTimeout(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	slow := &stallRelease{Client: nodes[0].Client(t), stall: 400 * time.Millisecond}
+	cs := []*Client{
+		newTestClient(t, slow, prefix),
+		newTestClient(t, nodes[1].Client(t), prefix),
+		newTestClient(t, nodes[2].Client(t), prefix),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	const nodeTimeout = 150 * time.Millisecond
+	r := mustRedLock(t, "slow-giveback", cs, WithNodeTimeout(nodeTimeout))
+	for _, i := range []int{1, 2} {
+		if _, err := r.nodes[i].TryLock(WithOwner(ctx, "other"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Node 0's connection made and its scripts loaded first, so that its
+	// grant comes within the node timeout.
+	warm(t, mustMutex(t, cs[0], "warm"))
+	slow.armed.Store(true)
+	if _, err := r.TryLock(ctx, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock with 2 of 3 nodes held by another owner: %v, want ErrNotAcquired", err)
+	}
+	if !eventually(3*time.Second, func() bool { return !heldOn(t, r, nodes, 0)[0] }) {
+		t.Fatal("node 0's grant, its release held back past the node timeout, still held 3s after the failed TryLock")
 	}
 }
