@@ -98,9 +98,10 @@ func (r *redLockConfig) fail(format string, args ...any) {
 	}
 }
 
-// WithNodeTimeout bounds each node's part of an acquisition or release
-// (a release by at least 50ms; WithReleaseTimeout given to NewRedLock bounds
-// it instead, and the nodes' Clients' release timeout does not apply).
+// WithNodeTimeout bounds each node's part of an acquisition or Unlock (an
+// Unlock's by at least 50ms; WithReleaseTimeout given to NewRedLock bounds
+// it instead, and the nodes' Clients' release timeout does not apply but to
+// the give-backs nobody waits for: see WithReleaseTimeout).
 // Default: lease/100, clamped to [10ms, 200ms], and at most half the lease
 // (for a lease under 20ms). It must be below the lease (the watchdog's
 // without WithLease): NewRedLock refuses one that is not.

@@ -306,7 +306,7 @@ func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
 	t.Parallel()
 	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
-	r := mustRedLock(t, "job", cs, WithNodeTimeout(200*time.Millisecond))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	outer := lockEveryNode(t, ctx, r)
 	pxs[1].Freeze()
 	pxs[2].Freeze()
