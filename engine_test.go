@@ -536,6 +536,7 @@ func TestReentrantUnlockKeepsLease(t *testing.T) {
 // context.Canceled.
 func TestRenewalRacingUnlock(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)

@@ -323,3 +323,18 @@ func subscribedWaiter(t *testing.T, node *redistest.Node, name string) *subWaite
 	}
 	return w
 }
+
+// stressSlot is held by the one stress test running: one that makes
+// thousands of round trips in a loop, keeping a core busy for as long as it
+// runs. Several at once on a 2-core machine slowed every other test's round
+// trips many times over (a 2,000-round loop took 57 s beside them, 3 s
+// without), past the time bounds of tests that check them.
+var stressSlot = make(chan struct{}, 1)
+
+// stress waits for stressSlot, held until the test ends. Call it first
+// thing after t.Parallel, before any deadline is set.
+func stress(t *testing.T) {
+	t.Helper()
+	stressSlot <- struct{}{}
+	t.Cleanup(func() { <-stressSlot })
+}

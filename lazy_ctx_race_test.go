@@ -22,6 +22,7 @@ import (
 // AfterFunc runs once. Run with -race.
 func TestLazyContextFirstUseConcurrent(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 2*time.Minute)

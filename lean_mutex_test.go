@@ -585,6 +585,7 @@ func TestLeanMutexSharedOwnerToken(t *testing.T) {
 // (a LeanMutex counts no holds), never a second success.
 func TestLeanMutexSharedOwnerRace(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 60*time.Second)
@@ -640,6 +641,7 @@ func TestLeanMutexSharedOwnerRace(t *testing.T) {
 // lost, as a watchdog renewal that meets a release does.
 func TestLeanMutexExtendDuringUnlock(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	node := redistest.Server(t)
 	rec := &recorder{}
 	c := newTestClient(t, node.Client(t), WithObserver(rec))

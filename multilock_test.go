@@ -108,6 +108,7 @@ func TestMultiLockAllOrNothing(t *testing.T) {
 // Clients, 1,000 acquisitions each: no deadlock, no livelock.
 func TestMultiLockOppositeOrder(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 120*time.Second)

@@ -466,6 +466,7 @@ func TestMutexHandoffIsNotified(t *testing.T) {
 // hold the lock, twice on the server, until both unlock.
 func TestMutexSameOwnerConcurrentLock(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "shared")
@@ -509,6 +510,7 @@ func TestMutexSameOwnerConcurrentLock(t *testing.T) {
 // the server, so it must not take the re-entry's hold with it.
 func TestMutexSameOwnerReentryRacesLastUnlock(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 60*time.Second)

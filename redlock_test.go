@@ -343,6 +343,7 @@ func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
 // fewer than a quorum of nodes holding the lock.
 func TestRedLockSameOwnerReentryRacesUnlock(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 120*time.Second) // 200 rounds; a minute on a heavily loaded machine
@@ -422,6 +423,7 @@ func TestRedLockWatchdogOptionValidity(t *testing.T) {
 // on the nodes' holds.
 func TestRedLockReentryDoesNotAccumulate(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)

@@ -19,6 +19,7 @@ var spin atomic.Int64
 
 func TestReentryReplyBesideExtendSend(t *testing.T) {
 	t.Parallel()
+	stress(t)
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "reply-race")
