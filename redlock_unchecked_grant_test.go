@@ -20,16 +20,13 @@ func TestRedLockUncheckedNodeGrantChecked(t *testing.T) {
 	t.Parallel()
 	_, px, cs := oneServerTwiceClients(t)
 	ctx := testCtx(t, 20*time.Second)
-	// Short beside the second a silent node is paused (runAskMin), long
-	// enough for a loaded race run's node calls through the thawed proxy.
-	const nodeTimeout = 300 * time.Millisecond
-	leaveNode2Unchecked(t, ctx, px, cs, nodeTimeout)
+	leaveNode2Unchecked(t, ctx, px, cs)
 	// Another owner holds node 1.
-	other := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	other := mustRedLock(t, "unchecked", cs)
 	if _, err := other.nodes[1].TryLock(WithOwner(ctx, "other"), 0); err != nil {
 		t.Fatal(err)
 	}
-	r2 := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	r2 := mustRedLock(t, "unchecked", cs)
 	lctx, err := r2.TryLock(ctx, 0)
 	wantUncheckedRefused(t, r2, lctx, err)
 }
@@ -41,13 +38,10 @@ func TestRedLockUncheckedNodeGrantCheckedOnRetry(t *testing.T) {
 	t.Parallel()
 	_, px, cs := oneServerTwiceClients(t)
 	ctx := testCtx(t, 20*time.Second)
-	// Short beside the second a silent node is paused (runAskMin), long
-	// enough for a loaded race run's node calls through the thawed proxy.
-	const nodeTimeout = 300 * time.Millisecond
-	leaveNode2Unchecked(t, ctx, px, cs, nodeTimeout)
+	leaveNode2Unchecked(t, ctx, px, cs)
 	// Another owner holds every node; it gives back nodes 0 and 2 while
 	// the TryLock below waits.
-	other := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	other := mustRedLock(t, "unchecked", cs)
 	octx := WithOwner(ctx, "other")
 	var held [3]context.Context
 	for i := range 3 {
@@ -62,7 +56,7 @@ func TestRedLockUncheckedNodeGrantCheckedOnRetry(t *testing.T) {
 		_ = other.nodes[0].Unlock(held[0])
 		_ = other.nodes[2].Unlock(held[2])
 	}()
-	r2 := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
+	r2 := mustRedLock(t, "unchecked", cs)
 	lctx, err := r2.TryLock(ctx, 600*time.Millisecond)
 	wantUncheckedRefused(t, r2, lctx, err)
 }
@@ -83,16 +77,20 @@ func oneServerTwiceClients(t *testing.T) ([]*redistest.Node, *netproxy.Proxy, []
 }
 
 // leaveNode2Unchecked has a RedLock's first TryLock find node 2 silent
-// (px frozen): its INFO goes unanswered, and it is paused (a second), its
-// run_id unasked.
-func leaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, cs []*Client, nodeTimeout time.Duration) {
+// (px frozen): its INFO goes unanswered, and it is paused (a second,
+// runAskMin), its run_id unasked. The node timeout of that TryLock is short
+// beside the pause, and the proxy thawed before its Unlock (which would
+// otherwise wait that long again for node 2), so that what follows runs
+// within the pause; the RedLocks that follow have mustRedLock's roomy one.
+func leaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, cs []*Client) {
 	t.Helper()
 	px.Freeze()
-	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(nodeTimeout))
-	if lctx, err := r.TryLock(ctx, 0); err == nil {
+	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(200*time.Millisecond))
+	lctx, err := r.TryLock(ctx, 0)
+	px.Thaw()
+	if err == nil {
 		_ = r.Unlock(lctx)
 	}
-	px.Thaw()
 }
 
 // wantUncheckedRefused checks that a TryLock of r (lctx, err) over the

@@ -109,9 +109,12 @@ func TestWatchdogReentryGrantedAfreshGivesLongerLeaseBack(t *testing.T) {
 func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	c := newTestClient(t, node.Client(t), WithWatchdog(3*time.Second, 0))
+	// Rounds every 3 s, the re-entry's lease 1 s: without a renewal made
+	// for that lease, the lock is gone before the first round. (300 ms was
+	// missed by a renewal sent in time on a loaded machine.)
+	c := newTestClient(t, node.Client(t), WithWatchdog(9*time.Second, 0))
 	ctx := testCtx(t, 30*time.Second)
-	const short = 300 * time.Millisecond
+	const short = time.Second
 	m := mustMutex(t, c, "wd-beside-short")
 	warmShared(t, m)
 	octx := WithOwner(ctx, "job")
@@ -145,7 +148,7 @@ func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(2 * time.Second)
 	if err := context.Cause(outer); err != nil {
 		t.Errorf("the watchdog hold ended beside a re-entry with a %s lease: %v", short, err)
 	}
