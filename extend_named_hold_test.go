@@ -57,7 +57,7 @@ func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
 	cs := redlockClients(t, nodes)
 	ctx := WithOwner(testCtx(t, 30*time.Second), "job-2")
 	const lease = 20 * time.Second
-	r := mustRedLock(t, "extend-named", cs, WithLease(lease), WithNodeTimeout(300*time.Millisecond))
+	r := mustRedLock(t, "extend-named", cs, WithLease(lease), WithNodeTimeout(time.Second))
 	// The test needs the hold on every node: under load a node's grant can
 	// come after the 300 ms node timeout, and the RedLock holds on fewer.
 	var lctx context.Context

@@ -20,7 +20,7 @@ func TestRedLockAuthRefusalOnMajority(t *testing.T) {
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)
-	r := mustRedLock(t, "job", cs, WithNodeTimeout(300*time.Millisecond))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	// A first lock opens the Clients' connections.
 	lctx, err := r.Lock(ctx)
 	if err != nil {

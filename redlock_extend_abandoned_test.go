@@ -31,7 +31,7 @@ func TestRedLockExtendAbandonedValidity(t *testing.T) {
 		cs[i] = newTestClient(t, rc, prefix)
 	}
 	const drift = 0.1
-	r := mustRedLock(t, "extend-abandoned", cs, WithLease(time.Minute), WithClockDrift(drift, 0), WithNodeTimeout(300*time.Millisecond))
+	r := mustRedLock(t, "extend-abandoned", cs, WithLease(time.Minute), WithClockDrift(drift, 0), WithNodeTimeout(time.Second))
 	ctx := testCtx(t, 60*time.Second)
 	lctx := lockEveryNode(t, ctx, r) // nodes 0 and 1 are the majority cut off
 	// Scripts loaded.

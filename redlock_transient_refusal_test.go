@@ -55,7 +55,7 @@ func TestRedLockTransientRefusalOnMajority(t *testing.T) {
 			_ = nodes[i].Do(t, "CONFIG", "SET", "save", "").Error()
 		}
 	}()
-	r := mustRedLock(t, "job", cs, WithNodeTimeout(300*time.Millisecond))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatalf("Lock with 2 nodes of 3 refusing writes for a second: %v", err)

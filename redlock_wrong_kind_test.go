@@ -24,7 +24,7 @@ func TestRedLockWrongKindOnMajority(t *testing.T) {
 	if _, err := mustRW(t, cs[0], "job").Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r := mustRedLock(t, "job", cs, WithNodeTimeout(300*time.Millisecond))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatalf("Lock with one node of 3 held as a read-write lock: %v", err)
@@ -73,7 +73,7 @@ func TestRedLockRefusedByACLOnMajority(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := mustRedLock(t, "job", cs, WithNodeTimeout(300*time.Millisecond))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	start := time.Now()
