@@ -490,7 +490,9 @@ func runHelper(t *testing.T, mode string, env ...string) (pids []int, out string
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode, helperPidFile+"="+pidFile)
+	// The child's temporary directories under this test's own: one that
+	// exits without its cleanup (mode exit) leaves them behind.
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, helperPidFile+"="+pidFile, "TMPDIR="+t.TempDir())
 	cmd.Env = append(cmd.Env, env...)
 	b, err := cmd.CombinedOutput()
 	out = string(b)
