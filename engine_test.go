@@ -320,7 +320,9 @@ func TestFailedUnlockDropsHold(t *testing.T) {
 			p := newProxied(t, WithWatchdog(3*time.Second, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
 			l := lc.make(t, p.c, "failed-unlock")
 			key := p.key(t, "failed-unlock")
-			warm(t, l)
+			// Warmed through a handle with the default release timeout: a
+			// loaded machine's warm-up Unlock missed 300 ms.
+			warm(t, lc.make(t, p.c, "failed-unlock", WithReleaseTimeout(DefaultReleaseTimeout)))
 			lctx, err := l.Lock(testCtx(t, 10*time.Second))
 			if err != nil {
 				t.Fatal(err)
@@ -739,7 +741,9 @@ func TestFenceCounterNotRearmed(t *testing.T) {
 		}
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
-			const idle = 5 * time.Second
+			// Room for a loaded machine's stall between the two grants
+			// (one of over 6 s let the counter expire at 5 s).
+			const idle = 15 * time.Second
 			c := newTestClient(t, node.Client(t), WithFenceIdle(idle))
 			ctx := testCtx(t, 20*time.Second)
 			l := lc.make(t, c, "fenced")
