@@ -3,6 +3,8 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +24,8 @@ func TestCloseCutAttemptLeavesQueue(t *testing.T) {
 	t.Parallel()
 	eachFairQueueHeld(t, "cut-queue", func(t *testing.T, r *heldFairRig) {
 		node, c, ctx, f := r.node, r.c, r.ctx, r.f
+		// The server holds back writes (the waiter's attempt, its leave)
+		// until unpaused, while it still answers INFO.
 		paused := make(chan struct{})
 		var once sync.Once
 		c.testHookAttempt = func(_ context.Context, after bool) {
@@ -29,21 +33,51 @@ func TestCloseCutAttemptLeavesQueue(t *testing.T) {
 				// The wait's first attempt after subscribing: the
 				// server answers it only after the pause.
 				once.Do(func() {
-					pauseServer(t, ctx, node, 1600*time.Millisecond)
+					if err := node.Do(t, "CLIENT", "PAUSE", "10000", "WRITE").Error(); err != nil {
+						t.Error(err)
+					}
 					close(paused)
 				})
 			}
 		}
+		t.Cleanup(func() { node.Do(t, "CLIENT", "UNPAUSE") })
 		res := make(chan error, 1)
 		go func() {
 			_, err := f.Lock(ctx)
 			res <- err
 		}()
 		<-paused
-		time.Sleep(100 * time.Millisecond)
+		// Close once the attempt waits on the server (the waiter may reach
+		// it late on a loaded machine); the server answers again 1.5 s
+		// later: after Close cut the attempt off, within the second the
+		// leave that follows is given.
+		for deadline := time.Now().Add(5 * time.Second); blockedClients(t, node) < 1; {
+			if time.Now().After(deadline) {
+				t.Fatal("the waiter's attempt never reached the paused server")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		unpause := time.AfterFunc(1500*time.Millisecond, func() { node.Do(t, "CLIENT", "UNPAUSE") })
+		defer unpause.Stop()
 		t.Logf("Close returned after %v", r.closeWaiting(t, res).Round(time.Millisecond))
 		r.queueEmptied(t)
 	})
+}
+
+// blockedClients is the count of node's clients waiting on the server, on a
+// blocking command or held back by CLIENT PAUSE.
+func blockedClients(t *testing.T, node *redistest.Node) int {
+	t.Helper()
+	info, err := node.Do(t, "INFO", "clients").ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(info, "blocked_clients:")
+	n, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0]))
+	if err != nil {
+		t.Fatalf("INFO clients: blocked_clients: %v", err)
+	}
+	return n
 }
 
 // heldFairRig is a FairMutex f of Client c whose lock a FairMutex of

@@ -27,17 +27,23 @@ func keysState(t *testing.T, n *redistest.Node) map[string]keyState {
 		t.Fatal(err)
 	}
 	sort.Strings(keys)
-	out := make(map[string]keyState, len(keys))
+	cmds := make([][]string, 0, 2*len(keys))
 	for _, k := range keys {
-		d, err := n.Do(t, "DUMP", k).ToString()
+		cmds = append(cmds, []string{"DUMP", k}, []string{"PTTL", k})
+	}
+	res := n.DoMulti(t, cmds...)
+	at := time.Now()
+	out := make(map[string]keyState, len(keys))
+	for i, k := range keys {
+		d, err := res[2*i].ToString()
 		if err != nil {
 			t.Fatalf("DUMP %s: %v", k, err)
 		}
-		p, err := n.Do(t, "PTTL", k).AsInt64()
+		p, err := res[2*i+1].AsInt64()
 		if err != nil {
 			t.Fatalf("PTTL %s: %v", k, err)
 		}
-		out[k] = keyState{d, p, time.Now()}
+		out[k] = keyState{d, p, at}
 	}
 	return out
 }

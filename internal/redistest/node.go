@@ -169,9 +169,20 @@ func newClient(t testing.TB, opt rueidis.ClientOption) rueidis.Client {
 // come back as the result's error, so fault tests can assert on them.
 func (n *Node) Do(t testing.TB, args ...string) rueidis.RedisResult {
 	t.Helper()
-	if len(args) == 0 {
-		t.Fatalf("redistest: Do needs a command")
+	return n.DoMulti(t, args)[0]
+}
+
+// DoMulti sends cmds, each a command and its arguments, in one pipeline on
+// one new connection (as Do does for one command): a test reading many keys
+// then costs the server one connection, not one per key.
+func (n *Node) DoMulti(t testing.TB, cmds ...[]string) []rueidis.RedisResult {
+	t.Helper()
+	for _, args := range cmds {
+		if len(args) == 0 {
+			t.Fatalf("redistest: Do needs a command")
+		}
 	}
+	out := make([]rueidis.RedisResult, len(cmds))
 	c, err := rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       []string{n.Addr},
 		DisableCache:      true,
@@ -185,11 +196,18 @@ func (n *Node) Do(t testing.TB, args ...string) rueidis.RedisResult {
 		defer c.Close()
 	}
 	if err != nil {
-		return rueidis.NewErrorResult(err)
+		for i := range out {
+			out[i] = rueidis.NewErrorResult(err)
+		}
+		return out
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return c.Do(ctx, c.B().Arbitrary(args[0]).Args(args[1:]...).Build())
+	built := make(rueidis.Commands, len(cmds))
+	for i, args := range cmds {
+		built[i] = c.B().Arbitrary(args[0]).Args(args[1:]...).Build()
+	}
+	return c.DoMulti(ctx, built...)
 }
 
 // OutOfMemory makes the node refuse every write that may use memory, as a
