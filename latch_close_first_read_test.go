@@ -26,8 +26,9 @@ func TestCloseEndsAwaitFirstReadIdleConn(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := mustLatch(t, c, "first-read")
-	// The read's script loaded and a pooled connection open.
-	if ok, err := l.AwaitTimeout(ctx, time.Millisecond); ok || err != nil {
+	// The read's script loaded and a pooled connection open (a wait long
+	// enough for a loaded machine's first call: it answers false at its end).
+	if ok, err := l.AwaitTimeout(ctx, 500*time.Millisecond); ok || err != nil {
 		t.Fatalf("AwaitTimeout on a count of 1: %v, %v", ok, err)
 	}
 	node.Pause()

@@ -132,7 +132,9 @@ func inspectJSON(t *testing.T, ctx context.Context, d deployment, prefix, name s
 
 func newClient(t *testing.T, rc rueidis.Client, prefix string, opts ...scriptlock.Option) *scriptlock.Client {
 	t.Helper()
-	c, err := scriptlock.New(rc, append([]scriptlock.Option{scriptlock.WithKeyPrefix(prefix)}, opts...)...)
+	// The failover guard waits up to 2 s for a replica's acknowledgement,
+	// not the default 100 ms, which a loaded machine's replica can miss.
+	c, err := scriptlock.New(rc, append([]scriptlock.Option{scriptlock.WithKeyPrefix(prefix), scriptlock.WithFailoverGuard(true, 2*time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
