@@ -35,8 +35,7 @@ func TestCloseEndsWaitAgainstHungServer(t *testing.T) {
 
 	w := startWaitsInFlight(ctx, t, h, c, "hung-")
 	res := w.res
-	time.Sleep(300 * time.Millisecond) // every wait sleeps until its next attempt
-	w.freeze()
+	w.freeze(t, len(res))
 	node.Pause()
 	defer node.Resume() // before the holds are given back
 	w.awaitAttempts(t, len(res))

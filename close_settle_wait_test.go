@@ -52,7 +52,8 @@ type waitNameKey struct{}
 type waitsInFlight struct {
 	mu       sync.Mutex
 	frozen   bool
-	inFlight map[string]bool
+	settled  map[string]bool       // a whole attempt made since freeze
+	inFlight map[string]bool       // an attempt sent after that
 	res      map[string]chan error // each wait's result, by kind
 }
 
@@ -60,11 +61,16 @@ type waitsInFlight struct {
 // begin with prefix. The holds are given back when the test ends.
 func startWaitsInFlight(ctx context.Context, t *testing.T, h, c *Client, prefix string) *waitsInFlight {
 	t.Helper()
-	w := &waitsInFlight{inFlight: map[string]bool{}, res: map[string]chan error{}}
+	w := &waitsInFlight{settled: map[string]bool{}, inFlight: map[string]bool{}, res: map[string]chan error{}}
 	c.testHookAttempt = func(ctx context.Context, after bool) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if name, ok := ctx.Value(waitNameKey{}).(string); ok && w.frozen && !after {
+		name, ok := ctx.Value(waitNameKey{}).(string)
+		switch {
+		case !ok || !w.frozen:
+		case after:
+			w.settled[name] = true
+		case w.settled[name]:
 			w.inFlight[name] = true
 		}
 	}
@@ -83,14 +89,30 @@ func startWaitsInFlight(ctx context.Context, t *testing.T, h, c *Client, prefix 
 	return w
 }
 
-// freeze starts recording the waits' attempts.
-func (w *waitsInFlight) freeze() {
+// freeze starts recording the waits' attempts and returns once n waits have
+// each made a whole attempt since (sent and answered), as they do every few
+// seconds: the attempts awaitAttempts counts are those sent after that, so
+// none sent before the server stops answering and answered after (which
+// would never be followed by another) is awaited in vain. Until then each
+// wait is in its first attempts or asleep until its next.
+func (w *waitsInFlight) freeze(t *testing.T, n int) {
+	t.Helper()
 	w.mu.Lock()
 	w.frozen = true
 	w.mu.Unlock()
+	if !eventually(3*notifyFallback, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.settled) == n
+	}) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		t.Fatalf("not every wait made an attempt: %v", w.settled)
+	}
 }
 
-// awaitAttempts fails the test unless n waits send an attempt after freeze.
+// awaitAttempts fails the test unless n waits send an attempt after freeze
+// returned.
 func (w *waitsInFlight) awaitAttempts(t *testing.T, n int) {
 	t.Helper()
 	if !eventually(3*notifyFallback, func() bool {
@@ -152,8 +174,7 @@ func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
 	leanRes := make(chan error, 1)
 	res["LeanMutex"] = leanRes
 	go func() { _, err := lean.Lock(ctx); leanRes <- err }()
-	time.Sleep(300 * time.Millisecond) // every wait sleeps until its next attempt
-	w.freeze()
+	w.freeze(t, hooked)
 	px.FreezeReplies()
 	w.awaitAttempts(t, hooked)
 	time.Sleep(100 * time.Millisecond) // the last attempts are on their way
