@@ -36,17 +36,7 @@ func lockAll(t *testing.T, ctx context.Context, ls map[string]Locker, lease time
 	t.Helper()
 	out := map[string]guardedHold{}
 	for k, l := range ls {
-		lctx, err := l.Lock(ctx)
-		// A replica that runs may take longer than the guard's timeout to
-		// acknowledge on a loaded machine: a grant it has not acknowledged
-		// is undone (ErrNotReplicated), and the Lock made again, as a
-		// caller would.
-		for range 5 {
-			if !errors.Is(err, ErrNotReplicated) {
-				break
-			}
-			lctx, err = l.Lock(ctx)
-		}
+		lctx, err := replicatedLock(func() (context.Context, error) { return l.Lock(ctx) })
 		if err != nil {
 			t.Fatalf("%s: Lock with the replica running: %v", k, err)
 		}
@@ -54,6 +44,21 @@ func lockAll(t *testing.T, ctx context.Context, ls map[string]Locker, lease time
 		t.Cleanup(func() { _ = l.Unlock(lctx) })
 	}
 	return out
+}
+
+// replicatedLock makes lock, and again up to 5 times while it fails with
+// ErrNotReplicated: a replica that runs may take longer than the guard's
+// timeout to acknowledge on a loaded machine; a grant it has not
+// acknowledged is undone, and the Lock made again, as a caller would.
+func replicatedLock(lock func() (context.Context, error)) (context.Context, error) {
+	lctx, err := lock()
+	for range 5 {
+		if !errors.Is(err, ErrNotReplicated) {
+			break
+		}
+		lctx, err = lock()
+	}
+	return lctx, err
 }
 
 // pausedNow returns holds with each deadline bound moved to what it can be

@@ -184,14 +184,14 @@ func TestGuardAllReplicasReadRelease(t *testing.T) {
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, every), WithGuardReplicas(GuardAllReplicas))
 	ctx := testCtx(t, 30*time.Second)
 	rw := mustRW(t, c, "guard-all-read-release")
-	lctx, err := rw.RLock(ctx)
+	lctx, err := replicatedLock(func() (context.Context, error) { return rw.RLock(ctx) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rw.RUnlock(lctx) })
 	var again []context.Context
 	for range 5 {
-		r, err := rw.RLock(lctx)
+		r, err := replicatedLock(func() (context.Context, error) { return rw.RLock(lctx) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,8 @@ func TestLeanTryLockRefusalTellsHoldersLease(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := mustLean(t, waiterC, name, opts...)
-		for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
+		// A wait long enough for a loaded machine's call to be answered.
+		for _, wait := range []time.Duration{0, 500 * time.Millisecond} {
 			_, err := l.TryLock(ctx, wait)
 			var na *NotAcquiredError
 			if !errors.As(err, &na) || na.Unanswered {
