@@ -24,7 +24,7 @@ func TestCompleteRetryEndsWithClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	reserve(t, s, "warm")
+	warm(t, s)
 	sent := time.Now() // the claim below expires at the latest claimTTL after its Reserve returns
 	c := reserve(t, s, "running")
 	confirmed := time.Now()

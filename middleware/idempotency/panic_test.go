@@ -71,7 +71,7 @@ func TestBackgroundUndoPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	reserve(t, s, "warm") // connected, the scripts loaded
+	warm(t, s) // connected, the scripts loaded
 	node.Pause()
 	if _, err := s.Reserve(context.Background(), "acct", "undo-panic", "fp"); err == nil {
 		t.Fatal("Reserve with the server frozen succeeded")
