@@ -244,8 +244,13 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fmt.Fprintf(errOut, "scriptlock: %v\n", err)
 		return exitUsage
 	}
-	return e.runInterruptible(ctx, cmd, func() int {
-		return e.session(ctx, cmd, positional, u, tf, tlsCfg, sa, fs)
+	return e.runInterruptible(ctx, cmd, func() (int, func()) {
+		code := e.session(ctx, cmd, positional, u, tf, tlsCfg, sa, fs)
+		return code, func() {
+			if e.rc != nil {
+				closeClient(e.rc)
+			}
+		}
 	})
 }
 
@@ -267,8 +272,7 @@ func (e *env) session(ctx context.Context, cmd *command, positional []string, u 
 		}
 		return exitFailure
 	}
-	defer closeClient(rc)
-	e.rc = rc
+	e.rc = rc // closed by the caller once the outcome is reported
 	e.phase.set(phaseRunning)
 	if err := checkClusterMode(ctx, e); err != nil {
 		fmt.Fprintf(errOut, "scriptlock: %v\n", escapedError{err})
@@ -344,9 +348,10 @@ func (g *gate) Write(p []byte) (int, error) {
 	return g.w.Write(p)
 }
 
-// runInterruptible runs f, which connects and runs cmd through e, on a
-// goroutine of its own, and returns its exit code; once ctx ends
-// (interrupted) and f has not returned within interruptGrace, it gives f up,
+// runInterruptible runs f, which connects and runs cmd through e and returns
+// its exit code and a cleanup, on a goroutine of its own, and returns that
+// code; once ctx ends (interrupted) and f has not returned within
+// interruptGrace, it gives f up,
 // says what the interrupt leaves and returns. rueidis is deaf to an
 // interrupt while it dials (the handshake waits for the server up to
 // --timeout) and while it closes a connection it redials (up to a second for
@@ -354,24 +359,41 @@ func (g *gate) Write(p []byte) (int, error) {
 // (SIGSTOP, a hung host behind a live kernel) an operator pressing Ctrl-C
 // would wait that out. f, given up on, ends by itself within those bounds,
 // its output dropped; the process exits meanwhile.
-func (e *env) runInterruptible(ctx context.Context, cmd *command, f func() int) int {
+func (e *env) runInterruptible(ctx context.Context, cmd *command, f func() (int, func())) int {
 	errOut := e.errOut
 	gOut, gErr := &gate{w: e.out}, &gate{w: e.errOut}
 	e.out, e.errOut = gOut, gErr
 	e.phase = &phase{}
-	done := make(chan int, 1)
-	go func() { done <- f() }()
+	// The outcome is reported before the cleanup (closing the client, which
+	// may take a while on a loaded machine or against a stalled server): an
+	// interrupted command that has said what it did is not given up on while
+	// it closes. Uninterrupted, the cleanup is waited for.
+	code := make(chan int, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, cleanup := f()
+		code <- c
+		if cleanup != nil {
+			cleanup()
+		}
+	}()
 	select {
-	case code := <-done:
-		return code
+	case <-done:
+		return <-code
 	case <-ctx.Done():
 	}
 	t := time.NewTimer(interruptGrace)
 	defer t.Stop()
 	select {
-	case code := <-done:
-		return code
+	case c := <-code:
+		return c
 	case <-t.C:
+	}
+	select { // an outcome that came with the timer
+	case c := <-code:
+		return c
+	default:
 	}
 	gOut.closed.Store(true)
 	gErr.closed.Store(true)
