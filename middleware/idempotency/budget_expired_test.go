@@ -32,7 +32,11 @@ func TestBudgetAfterRecordsExpired(t *testing.T) {
 		t.Cleanup(s.Close)
 		return s
 	}
-	long, short := store(time.Hour), store(500*time.Millisecond)
+	// The short TTL outlasts reserving and completing 40 requests one after
+	// another on a loaded machine (500 ms did not: records expired before
+	// the scope was found over its budget).
+	const ttl = 3 * time.Second
+	long, short := store(time.Hour), store(ttl)
 	ctx := context.Background()
 	complete := func(s *idempotency.Store, claims []*idempotency.Claim, n int) {
 		t.Helper()
@@ -59,9 +63,10 @@ func TestBudgetAfterRecordsExpired(t *testing.T) {
 		running = append(running, reserve(short, fmt.Sprint("k", i)))
 	}
 	complete(short, running, 2000)
+	completed := time.Now() // each record's TTL began by now
 	if r, err := short.Reserve(ctx, "acct", "over", "fp"); err != nil || r.State != idempotency.OverBudget {
 		t.Fatalf("over the budget: %v %v, want OverBudget", r.State, err)
 	}
-	time.Sleep(800 * time.Millisecond) // the 40 records expire
+	time.Sleep(time.Until(completed.Add(ttl + 300*time.Millisecond))) // the 40 records expire
 	reserve(short, "after")
 }
