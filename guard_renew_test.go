@@ -202,7 +202,10 @@ func latest(hs map[string]guardedHold) time.Time {
 func TestGuardExtendNotReplicated(t *testing.T) {
 	t.Parallel()
 	primary, replica := redistest.Replicated(t)
-	const lease = 2 * time.Second
+	// Long enough for every kind's refused Extend (each waits the 100 ms
+	// timeout) and every acked kind's Extend on a loaded machine: with 2 s,
+	// a FairMutex's lease ran out before its acknowledged Extend.
+	const lease = 5 * time.Second
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
 	holds := lockAll(t, ctx, guardKinds(t, c, "guard-extend", WithLease(lease)), lease)
