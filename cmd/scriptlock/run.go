@@ -350,14 +350,13 @@ func (g *gate) Write(p []byte) (int, error) {
 
 // runInterruptible runs f, which connects and runs cmd through e and returns
 // its exit code and a cleanup, on a goroutine of its own, and returns that
-// code; once ctx ends (interrupted) and f has not returned within
-// interruptGrace, it gives f up,
-// says what the interrupt leaves and returns. rueidis is deaf to an
-// interrupt while it dials (the handshake waits for the server up to
-// --timeout) and while it closes a connection it redials (up to a second for
-// the reply to its closing PING): against a server that stopped answering
-// (SIGSTOP, a hung host behind a live kernel) an operator pressing Ctrl-C
-// would wait that out. f, given up on, ends by itself within those bounds,
+// code; once ctx ends (interrupted) and f has not returned its code within
+// interruptGrace, it gives f up, says what the interrupt leaves and returns.
+// rueidis is deaf to an interrupt while it dials (the handshake waits for the
+// server up to --timeout) and while it closes a connection it redials (up to
+// a second for the reply to its closing PING): against a server that stopped
+// answering (SIGSTOP, a hung host behind a live kernel) an operator pressing
+// Ctrl-C would wait that out. f, given up on, ends by itself within those bounds,
 // its output dropped; the process exits meanwhile.
 func (e *env) runInterruptible(ctx context.Context, cmd *command, f func() (int, func())) int {
 	errOut := e.errOut
