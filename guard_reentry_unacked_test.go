@@ -22,7 +22,10 @@ import (
 func TestGuardReentryNotReplicated(t *testing.T) {
 	t.Parallel()
 	primary, replica := redistest.Replicated(t)
-	const lease = 2 * time.Second
+	// Long enough for every kind's grant, the 600 ms below and every kind's
+	// refused re-entry (each waits the 100 ms timeout) on a loaded machine:
+	// with 2 s, a Mutex's lease ran out before its re-entry was sent.
+	const lease = 5 * time.Second
 	rc := primary.Client(t)
 	c := newTestClient(t, rc, WithFailoverGuard(true, 100*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
