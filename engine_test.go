@@ -1088,8 +1088,11 @@ func TestUndoCatchesLateAttempt(t *testing.T) {
 // sides, a LeanMutex with or without fencing).
 func TestLateReleaseSparesNewHold(t *testing.T) {
 	t.Parallel()
+	// Each case waits about 10 s for rueidis to give the held connection up.
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutex", "RWMutexRead", "LeanMutex", "LeanMutexFenced"} {
-		t.Run(kind, func(t *testing.T) {
+		sub.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
 			px := netproxy.New(t, node.Addr)
 			prefix := sharedPrefix(t)

@@ -16,6 +16,8 @@ import (
 // still ends at its bound (within a 1.5 s margin).
 func TestWatchdogRenewalBesideLeaveOnSlowLink(t *testing.T) {
 	t.Parallel()
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	const lease, oneWay, watch, bound = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second, time.Second
 	for _, tc := range []struct {
 		name  string
@@ -25,8 +27,7 @@ func TestWatchdogRenewalBesideLeaveOnSlowLink(t *testing.T) {
 		{"FairMutex", func(c *Client) { mustFair(t, c, "other").abandon(context.Background(), "gone", time.Second) }},
 		{"RWMutex", func(c *Client) { mustRW(t, c, "other").withdraw(context.Background(), "gone") }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+		sub.Run(tc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(lease, 0), WithReleaseTimeout(bound))
 			l := mustMutex(t, p.c, "l")
 			warm(t, l)

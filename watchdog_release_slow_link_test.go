@@ -16,6 +16,8 @@ import (
 // ends at its bound (within a 1.5 s margin, under the 3.1 s a reply takes).
 func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
 	t.Parallel()
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	const lease, oneWay, watch, bound = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second, time.Second
 	const id = "0123456789abcdef0123456789abcdef"
 	var other *Mutex // the Unlock case's
@@ -93,8 +95,7 @@ func TestWatchdogRenewalBesideReleaseOnSlowLink(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+		sub.Run(tc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(lease, 0), WithReleaseTimeout(bound))
 			l := mustMutex(t, p.c, "l")
 			warm(t, l)

@@ -59,10 +59,11 @@ func keptFor(t *testing.T, c *Client, lctx context.Context, watch time.Duration,
 // comes 1.6 s before the deadline.
 func TestWatchdogFirstGuardedRenewalOnSlowLink(t *testing.T) {
 	t.Parallel()
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	const lease, oneWay, watch = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second
 	for _, lc := range lockCases {
-		t.Run(lc.name, func(t *testing.T) {
-			t.Parallel()
+		sub.Run(lc.name, func(t *testing.T) {
 			node, _ := redistest.Replicated(t)
 			c, lctx := slowLinkHold(t, node, lc, true, lease, oneWay, nil)
 			keptFor(t, c, lctx, watch, 2)
@@ -82,6 +83,8 @@ func TestWatchdogFirstGuardedRenewalOnSlowLink(t *testing.T) {
 // server has lost. Margin: each reply comes 1.6 s before the deadline.
 func TestWatchdogRenewalAfterScriptFlushOnSlowLink(t *testing.T) {
 	t.Parallel()
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	const lease, oneWay, watch = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second
 	for _, guarded := range []bool{false, true} {
 		for _, lc := range lockCases {
@@ -89,8 +92,7 @@ func TestWatchdogRenewalAfterScriptFlushOnSlowLink(t *testing.T) {
 			if guarded {
 				name += "Guarded"
 			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
+			sub.Run(name, func(t *testing.T) {
 				var node *redistest.Node
 				if guarded {
 					node, _ = redistest.Replicated(t)

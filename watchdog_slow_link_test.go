@@ -22,6 +22,8 @@ import (
 // renewed it. Margin: each reply comes 1.9 s before the deadline.
 func TestWatchdogRenewsOnSlowLink(t *testing.T) {
 	t.Parallel()
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	const lease, every, trip, watch = 8 * time.Second, 2600 * time.Millisecond, 2900 * time.Millisecond, 13 * time.Second
 	for _, guarded := range []bool{false, true} {
 		for _, lc := range lockCases {
@@ -29,8 +31,7 @@ func TestWatchdogRenewsOnSlowLink(t *testing.T) {
 			if guarded {
 				name += "Guarded"
 			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
+			sub.Run(name, func(t *testing.T) {
 				var node *redistest.Node
 				opts := []Option{WithWatchdog(lease, every)}
 				if guarded {
@@ -72,10 +73,11 @@ func TestWatchdogRenewsOnSlowLink(t *testing.T) {
 // the deadline.
 func TestWatchdogFirstRenewalOnSlowLink(t *testing.T) {
 	t.Parallel()
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	const lease, oneWay, watch = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second
 	for _, lc := range lockCases {
-		t.Run(lc.name, func(t *testing.T) {
-			t.Parallel()
+		sub.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(lease, 0))
 			l := lc.make(t, p.c, "l")
 			warm(t, l) // the lock's scripts, not the renewal's

@@ -20,6 +20,8 @@ import (
 // the deadline.
 func TestWatchdogRenewalBesideUndoOnSlowLink(t *testing.T) {
 	t.Parallel()
+	sub := waitingSubtests(t)
+	defer sub.Wait()
 	const lease, oneWay, watch = 8 * time.Second, 1550 * time.Millisecond, 11 * time.Second
 	for _, tc := range []struct {
 		name string
@@ -42,8 +44,7 @@ func TestWatchdogRenewalBesideUndoOnSlowLink(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+		sub.Run(tc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(lease, 0), WithReleaseTimeout(time.Second))
 			l := mustMutex(t, p.c, "l")
 			other := mustMutex(t, p.c, "other")
