@@ -343,11 +343,10 @@ func stress(t *testing.T) {
 // waiting runs subtests all at once within the calling test's one slot of
 // go test's -parallel, for cases that spend their seconds waiting on delayed
 // links and leases, not on the CPU: as parallel subtests each would hold a
-// slot for all that time, keeping tests that are ready to run waiting (the
-// slow-link watchdog tests held slots for about 790 of the root package's
-// 4,100 test-seconds). Run starts one; Wait, deferred right after waiting
-// is called, returns once all have ended, as testing requires of subtests
-// run from other goroutines. The subtests must not call t.Parallel.
+// slot for all that time, keeping tests that are ready to run waiting. Run
+// starts one; Wait, deferred right after waitingSubtests, returns once all
+// have ended, as testing requires of subtests run from other goroutines.
+// The subtests must not call t.Parallel.
 type waiting struct {
 	t  *testing.T
 	wg sync.WaitGroup
