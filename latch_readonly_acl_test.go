@@ -35,10 +35,11 @@ func TestAwaitUnderReadOnlyScriptACL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A second: the wait's first read and subscription go out on a new
-	// connection, which a loaded machine can take hundreds of ms to answer
-	// (an unanswered read ends the wait with an error, not false).
-	if ok, err := l.AwaitTimeout(ctx, time.Second); err != nil || ok {
+	// Three seconds: the wait's first read (refused as EVALSHA, then sent as
+	// EVALSHA_RO) and its subscription go out on a new connection, which a
+	// loaded machine took over a second to answer (an unanswered read ends
+	// the wait with an error, not false).
+	if ok, err := l.AwaitTimeout(ctx, 3*time.Second); err != nil || ok {
 		t.Fatalf("AwaitTimeout on a counting latch: %v, %v; want false, nil", ok, err)
 	}
 	go func() { time.Sleep(300 * time.Millisecond); _ = al.CountDown(ctx) }()
