@@ -34,7 +34,11 @@ func TestUndoBesideExtendKeepsShorterLease(t *testing.T) {
 	m := mustMutex(t, c, "undo-extend")
 	other := mustMutex(t, newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix)), "undo-extend")
 	ctx := testCtx(t, 20*time.Second)
-	const short = 500 * time.Millisecond
+	// Two seconds: the steps before the Extend's reply (a new connection
+	// for the HINCRBY, the Extend, the undo) must fit in the first lease, or
+	// the hold ends before the Extend's reply and it fails; a loaded machine
+	// took over 500 ms for them.
+	const short = 2 * time.Second
 	lctx, err := m.LockWithLease(ctx, short)
 	if err != nil {
 		t.Fatal(err)
