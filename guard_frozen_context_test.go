@@ -149,9 +149,7 @@ func TestRedLockGuardedFrozenNode(t *testing.T) {
 	// granted (a primary that answered after the node timeout may have
 	// neither, and the frozen attempt would then dial for them instead).
 	l := lockEveryNode(t, ctx, r)
-	if err := r.Unlock(l); err != nil {
-		t.Fatal(err)
-	}
+	redUnlock(t, r, l, r.HeldOn(l))
 	time.Sleep(300 * time.Millisecond) // the idle pooled connection closed
 	primary.Pause()
 	defer primary.Resume()
