@@ -67,9 +67,9 @@ func TestClusterFailoverWhileHeld(t *testing.T) {
 
 // holderAndWaiterOnCluster runs f in a subtest with sharded pub/sub and in
 // one without, each on a Cluster of three primaries with a replica each,
-// with a holder's Client h and a waiter's w on it: the watchdog renews a
-// 30 s lease, and a waiter calls again at its fallback timer of two minutes
-// only.
+// with a holder's Client h and a waiter's w on it, the failover guard on:
+// the watchdog renews a 30 s lease, and a waiter calls again at its
+// fallback timer of two minutes only.
 func holderAndWaiterOnCluster(t *testing.T, f func(t *testing.T, cl *redistest.ClusterT, h, w *Client, sharded bool)) {
 	for _, sharded := range []bool{true, false} {
 		name := "plain"
@@ -79,7 +79,11 @@ func holderAndWaiterOnCluster(t *testing.T, f func(t *testing.T, cl *redistest.C
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
-			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithWatchdog(30*time.Second, 500*time.Millisecond), WithWaiterTimeout(2 * time.Minute)}
+			// The guard waits 2 s for a replica, not 100 ms: six servers
+			// beside the other tests on 2 cores answered a WAIT later than
+			// that, and failed a holder's acquisition before any failover.
+			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithWatchdog(30*time.Second, 500*time.Millisecond), WithWaiterTimeout(2 * time.Minute),
+				WithFailoverGuard(true, 2*time.Second)}
 			f(t, cl, newTestClient(t, cl.Client(t), opts...), newTestClient(t, cl.Client(t), opts...), sharded)
 		})
 	}
