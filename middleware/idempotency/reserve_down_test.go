@@ -26,11 +26,23 @@ func TestReserveRedisDownFailsFast(t *testing.T) {
 	node.Kill()
 	// The first calls may have been written to the connections the kill
 	// broke: their outcome is unknown, so they are undone. Once the client
-	// knows them broken, calls never leave this process.
-	for range 10 {
+	// knows them broken, calls never leave this process. rueidis spreads
+	// keyed calls over its connections at random (two on 2 cores), and one
+	// learns of the kill only at its next call: calls are made until 20 in
+	// a row started no undo (10 calls in all left one connection unused
+	// about once in a thousand runs, 2^-10, and the next calls found it).
+	undos, calm := s.inFlight(), 0
+	for i := 0; calm < 20; i++ {
+		if i == 200 {
+			t.Fatalf("reservations with Redis down went on starting undos: %d", s.inFlight())
+		}
 		_, _ = s.Reserve(context.Background(), "acct", "K", "fp")
+		if n := s.inFlight(); n != undos {
+			undos, calm = n, 0
+		} else {
+			calm++
+		}
 	}
-	undos := s.inFlight()
 	for i := range 3 {
 		start := time.Now()
 		_, err := s.Reserve(context.Background(), "acct", "K", "fp")
