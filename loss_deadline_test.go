@@ -24,8 +24,13 @@ func TestReentryUnlockShortensLoss(t *testing.T) {
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t))
 			l := lc.make(t, c, "reenter-long")
+			// The outer lease must outlast the re-entry and its Unlock on a
+			// loaded machine (a first call also loads the scripts), or the
+			// outer context ends first and the re-entry is refused.
+			warm(t, l)
+			const lease = 2 * time.Second
 			ctx := testCtx(t, 20*time.Second)
-			outer, err := lc.withLease(l, ctx, 500*time.Millisecond)
+			outer, err := lc.withLease(l, ctx, lease)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +41,7 @@ func TestReentryUnlockShortensLoss(t *testing.T) {
 			if err := l.Unlock(inner); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(700 * time.Millisecond) // past the 500 ms lease the release set again
+			time.Sleep(lease + 300*time.Millisecond) // past the lease the release set again
 			other, err := l.TryLock(testCtx(t, 5*time.Second), 0)
 			if err == nil {
 				defer l.Unlock(other)
