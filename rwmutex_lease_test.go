@@ -376,7 +376,10 @@ func TestRWMutexReadReleaseLeavingNoLeaseIsLoss(t *testing.T) {
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
 	rw := mustRW(t, c, "rw-nolease")
-	r1, err := rw.RLockWithLease(ctx, 300*time.Millisecond)
+	// r1 must outlast the re-entry on a loaded machine, or r1's context
+	// ends first and the re-entry is refused: scripts loaded, a 1 s lease.
+	warm(t, rw.RLocker())
+	r1, err := rw.RLockWithLease(ctx, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +387,7 @@ func TestRWMutexReadReleaseLeavingNoLeaseIsLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // r1's lease key has expired
+	time.Sleep(1300 * time.Millisecond) // r1's lease key has expired
 	if err := rw.RUnlock(r2); err != nil {
 		t.Fatal(err)
 	}
