@@ -397,3 +397,16 @@ func (w *waiting) Run(name string, f func(t *testing.T)) {
 }
 
 func (w *waiting) Wait() { w.wg.Wait() }
+
+// acked makes a guarded call again, up to five times in all, while it fails
+// with ErrNotReplicated: with every replica running, a loaded machine can
+// leave a replica's acknowledgement past a short guard timeout (the
+// acquisition is undone, so a repeat starts afresh). A guard that never
+// gets the acknowledgement still fails all five.
+func acked(f func() error) error {
+	err := f()
+	for i := 1; i < 5 && errors.Is(err, ErrNotReplicated); i++ {
+		err = f()
+	}
+	return err
+}

@@ -67,10 +67,8 @@ func TestPermitSemaphoreFailoverGuard(t *testing.T) {
 	if err := s.Release(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Acquire(ctx, time.Minute)
-	for i := 0; i < 5 && errors.Is(err, ErrNotReplicated); i++ {
-		got, err = s.Acquire(ctx, time.Minute) // the replica catching up
-	}
+	var got string
+	err = acked(func() (err error) { got, err = s.Acquire(ctx, time.Minute); return }) // the replica catching up
 	if err != nil {
 		t.Fatalf("Acquire with the replica back: %v", err)
 	}
@@ -97,7 +95,8 @@ func TestPermitSemaphoreGuardReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, p := range permits {
-		id, err := p.Acquire(ctx, time.Minute)
+		var id string
+		err := acked(func() (err error) { id, err = p.Acquire(ctx, time.Minute); return })
 		if err != nil {
 			t.Fatalf("%s: Acquire with both replicas running: %v", k, err)
 		}
@@ -116,7 +115,8 @@ func TestPermitSemaphoreGuardReplicas(t *testing.T) {
 		}
 	}
 	one := mustPermits(t, c, "guard-all-permits")
-	id, err := one.Acquire(ctx, time.Minute)
+	var id string
+	err := acked(func() (err error) { id, err = one.Acquire(ctx, time.Minute); return })
 	if err != nil {
 		t.Fatalf("Acquire waiting for one replica, one of two stopped: %v", err)
 	}

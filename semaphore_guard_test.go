@@ -61,10 +61,7 @@ func TestSemaphoreFailoverGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	replica.Resume()
-	err := s.Acquire(ctx, 1)
-	for i := 0; i < 5 && errors.Is(err, ErrNotReplicated); i++ {
-		err = s.Acquire(ctx, 1) // the replica catching up
-	}
+	err := acked(func() error { return s.Acquire(ctx, 1) }) // the replica catching up
 	if err != nil {
 		t.Fatalf("Acquire with the replica back: %v", err)
 	}
@@ -93,7 +90,7 @@ func TestSemaphoreGuardReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, s := range sems {
-		if err := s.Acquire(ctx, 1); err != nil {
+		if err := acked(func() error { return s.Acquire(ctx, 1) }); err != nil {
 			t.Fatalf("%s: Acquire with both replicas running: %v", k, err)
 		}
 		if err := s.Release(ctx, 1); err != nil {
@@ -111,7 +108,7 @@ func TestSemaphoreGuardReplicas(t *testing.T) {
 		}
 	}
 	one := mustSem(t, c, "guard-all-sem")
-	if err := one.Acquire(ctx, 1); err != nil {
+	if err := acked(func() error { return one.Acquire(ctx, 1) }); err != nil {
 		t.Fatalf("Acquire waiting for one replica, one of two stopped: %v", err)
 	}
 	_ = one.Release(ctx, 1)
