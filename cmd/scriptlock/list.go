@@ -158,7 +158,10 @@ type primary struct {
 // Cluster node that does not answer ROLE is kept, marked down, when CLUSTER
 // SLOTS names it a primary: its locks go unlisted, and list says so.
 func primaries(ctx context.Context, e *env) ([]primary, error) {
-	nodes := e.rc.Nodes()
+	nodes, err := clusterNodes(ctx, e)
+	if err != nil {
+		return nil, err
+	}
 	addrs := make([]string, 0, len(nodes))
 	for a := range nodes {
 		addrs = append(addrs, a)
@@ -222,6 +225,32 @@ func primaries(ctx context.Context, e *env) ([]primary, error) {
 		}
 	}
 	return out, nil
+}
+
+// clusterNodes is the client's nodes. A Cluster client can connect knowing
+// none: rueidis reads the layout again, at a random moment, when a seed
+// refuses the dial, and a read made before any other seed answered finds
+// no node to ask and leaves no slot served; a node with no slot assigned
+// (a Cluster being set up) names none either. Listing no primary would
+// answer that nothing is held: a keyed call has rueidis, knowing no node
+// for its slot, read the layout again; still none is a failure.
+func clusterNodes(ctx context.Context, e *env) (map[string]rueidis.Client, error) {
+	nodes := e.rc.Nodes()
+	if len(nodes) > 0 || e.rc.Mode() != rueidis.ClientModeCluster {
+		return nodes, nil
+	}
+	bctx, cancel := e.bounded(ctx)
+	// Its reply does not matter (NOPERM from an ACL user is as good): the
+	// client reads the layout before it sends.
+	err := e.rc.Do(bctx, e.rc.B().Exists().Key(e.keyPrefix+e.prefix).Build()).Error()
+	cancel()
+	if nodes = e.rc.Nodes(); len(nodes) > 0 {
+		return nodes, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, fmt.Errorf("the Cluster names no node that serves slots (a Cluster whose slots are not yet assigned, or whose seeds did not answer CLUSTER SLOTS): no primary to list: %w", err)
 }
 
 // clusterPrimaries are the addresses of the nodes that serve slots, as
