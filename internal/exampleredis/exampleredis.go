@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/scriptlock/scriptlock/internal/portclaim"
 )
 
 // env holds the addresses, comma-separated, for the examples of this process.
@@ -70,16 +72,18 @@ func start() (addr string, stop func(), err error) {
 	}
 	var lastErr error
 	for range 5 { // another process may take the free port before the server binds it
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		// Claimed, not only free: a port another test process's killed
+		// server left must not answer as this one.
+		claim, err := portclaim.Free()
 		if err != nil {
 			os.RemoveAll(dir)
 			return "", nil, err
 		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
+		port := claim.Port
 		cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 			"--save", "", "--appendonly", "no", "--loglevel", "warning")
 		if err := cmd.Start(); err != nil {
+			claim.Release()
 			os.RemoveAll(dir)
 			return "", nil, err
 		}
@@ -93,6 +97,7 @@ func start() (addr string, stop func(), err error) {
 				_ = cmd.Process.Kill()
 				<-exited
 			}
+			claim.Release()
 			os.RemoveAll(dir)
 		}
 		addr = "127.0.0.1:" + strconv.Itoa(port)
@@ -101,6 +106,7 @@ func start() (addr string, stop func(), err error) {
 		}
 		_ = cmd.Process.Kill()
 		<-exited
+		claim.Release()
 	}
 	os.RemoveAll(dir)
 	return "", nil, fmt.Errorf("redis-server for the examples did not start: %w", lastErr)

@@ -6,12 +6,15 @@ package netproxy
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/portclaim"
 )
 
 // Proxy forwards connections from Addr to a target.
@@ -39,16 +42,39 @@ type Proxy struct {
 // New starts a proxy on a free loopback port; it is closed at test end.
 func New(t testing.TB, target string) *Proxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, claim, err := listen()
 	if err != nil {
 		t.Fatalf("netproxy: listen: %v", err)
 	}
+	// Held past Close, to the test's end: a test closes a proxy to take its
+	// node away, and another process's server on the port would answer.
+	t.Cleanup(claim.Release)
 	p := &Proxy{Addr: ln.Addr().String(), target: target, ln: ln, conns: map[net.Conn]struct{}{}, clients: map[net.Conn]bool{}}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.Close)
 	return p
+}
+
+// listen listens on a free loopback port that no test process has claimed
+// (portclaim), and claims it.
+func listen() (net.Listener, *portclaim.Claim, error) {
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := portclaim.Take(ln.Addr().(*net.TCPAddr).Port)
+		if err == nil {
+			return ln, c, nil
+		}
+		ln.Close()
+		if !errors.Is(err, portclaim.ErrClaimed) {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, errors.New("no unclaimed loopback port found")
 }
 
 func (p *Proxy) accept() {

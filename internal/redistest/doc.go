@@ -17,7 +17,9 @@
 //
 // Each node listens on 127.0.0.1 only, on a free port the kernel hands out
 // (listen on :0, close, start; on a bind race it picks another port and
-// retries). Each node gets its own t.TempDir() holding the generated
+// retries), claimed for the node's whole life with internal/portclaim: a
+// killed node's port is handed to no other node or netproxy of any test
+// process until its test ends, so it keeps refusing connections. Each node gets its own t.TempDir() holding the generated
 // redis.conf (port, bind 127.0.0.1, protected-mode no, save "", appendonly
 // per WithAOF, dir), redis.log (stdout and stderr of the server) and any data
 // files. Replicas sync from disk (repl-diskless-sync no), so a write on the

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/portclaim"
 )
 
 const (
@@ -50,6 +52,10 @@ type Node struct {
 	mu     sync.Mutex
 	proc   *proc
 	paused bool
+	// claims keep the node's ports from other test processes for the
+	// node's whole life: killed, its port must not answer as another
+	// package's server.
+	claims []*portclaim.Claim
 }
 
 type proc struct {
@@ -304,6 +310,7 @@ func (n *Node) cleanup() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.stopLocked()
+	n.releaseClaims()
 	if n.tb.Failed() {
 		if tail := n.logTail(0); tail != "" {
 			n.tb.Logf("redistest: last lines of %s (port %d):\n%s", filepath.Join(n.Dir, "redis.log"), n.Port, tail)
@@ -352,18 +359,20 @@ func (n *Node) launch(fixedPort bool) error {
 }
 
 func (n *Node) pickPorts() error {
-	p, err := freePort()
+	// Ports a launch could not bind are let go: another process holds them.
+	n.releaseClaims()
+	p, err := n.freePort()
 	if err != nil {
 		return err
 	}
 	n.Port, n.Addr = p, net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
 	if n.cluster {
-		if n.busPort, err = freePort(); err != nil {
+		if n.busPort, err = n.freePort(); err != nil {
 			return err
 		}
 	}
 	if n.TLS != nil {
-		if n.TLSPort, err = freePort(); err != nil {
+		if n.TLSPort, err = n.freePort(); err != nil {
 			return err
 		}
 		n.TLSAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(n.TLSPort))
@@ -371,31 +380,22 @@ func (n *Node) pickPorts() error {
 	return nil
 }
 
-// handedOut remembers every port given to a node in this process, so that
-// parallel tests never share one even after a node is killed.
-var handedOut = struct {
-	sync.Mutex
-	ports map[int]bool
-}{ports: map[int]bool{6379: true, 16379: true}}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("free port: %w", err)
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		handedOut.Lock()
-		taken := handedOut.ports[p]
-		handedOut.ports[p] = true
-		handedOut.Unlock()
-		if !taken {
-			return p, nil
-		}
+// freePort claims a free loopback port for the node (portclaim): no other
+// node or proxy of any test process gets it while the node lives.
+func (n *Node) freePort() (int, error) {
+	c, err := portclaim.Free()
+	if err != nil {
+		return 0, err
 	}
-	return 0, errors.New("free port: no unused loopback port found")
+	n.claims = append(n.claims, c)
+	return c.Port, nil
+}
+
+func (n *Node) releaseClaims() {
+	for _, c := range n.claims {
+		c.Release()
+	}
+	n.claims = nil
 }
 
 func (n *Node) confLines() []string {
