@@ -57,15 +57,19 @@ func closeEndsFrozenWaits(t *testing.T, opts ...func(*rueidis.ClientOption)) {
 	res := make(map[string]chan error)
 	var mu sync.Mutex
 	paused := false
-	attempted := map[string]bool{}
+	started, attempted := map[string]bool{}, map[string]bool{}
 	c.testHookAttempt = func(ctx context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if name, ok := ctx.Value(waitNameKey{}).(string); ok && paused && !after {
-			attempted[name] = true
+		if name, ok := ctx.Value(waitNameKey{}).(string); ok && !after {
+			started[name] = true
+			if paused {
+				attempted[name] = true
+			}
 		}
 	}
-	defer func() { c.testHookAttempt = nil }()
+	// Not by clearing the hook: waits a failed check leaves running call it.
+	defer func() { mu.Lock(); paused = false; mu.Unlock() }()
 	for _, wk := range waitKinds {
 		if wk.name == "CountDownLatch" {
 			continue
@@ -76,6 +80,17 @@ func closeEndsFrozenWaits(t *testing.T, opts ...func(*rueidis.ClientOption)) {
 		res[wk.name] = ch
 		wctx := context.WithValue(ctx, waitNameKey{}, wk.name)
 		go func() { ch <- wait(wctx) }()
+	}
+	// Every wait under way (a loaded machine starts some late), then time
+	// for its subscription.
+	if !eventually(10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(started) == len(res)
+	}) {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("not every wait made its first attempt: %v", started)
 	}
 	time.Sleep(300 * time.Millisecond)
 	mu.Lock()
@@ -88,6 +103,8 @@ func closeEndsFrozenWaits(t *testing.T, opts ...func(*rueidis.ClientOption)) {
 		defer mu.Unlock()
 		return len(attempted) == len(res)
 	}) {
+		mu.Lock()
+		defer mu.Unlock()
 		t.Fatalf("not every wait made an attempt: %v", attempted)
 	}
 	time.Sleep(100 * time.Millisecond)
