@@ -16,19 +16,28 @@ import (
 // seconds, and the holds' renewals behind it.
 func TestUnknownRecordsManyOwnersLinear(t *testing.T) {
 	t.Parallel()
-	c := newTestClient(t, redistest.Server(t).Client(t))
+	node := redistest.Server(t)
 	const owners = 20000
 	ids := make([]holdKey, owners)
 	for i := range ids {
 		ids[i] = holdID("lean", "owner-"+strconv.Itoa(i))
 	}
-	start := time.Now()
-	for _, id := range ids {
-		c.unknownSent(nil, id, 30*time.Second, start.Add(30*time.Second))
+	// The best of three rounds, each on a Client of its own: a loaded
+	// machine stalls one now and then, while a record that sweeps itself at
+	// every call is slow in every round.
+	var took []time.Duration
+	for range 3 {
+		c := newTestClient(t, node.Client(t))
+		start := time.Now()
+		for _, id := range ids {
+			c.unknownSent(nil, id, 30*time.Second, start.Add(30*time.Second))
+		}
+		took = append(took, time.Since(start))
+		if took[len(took)-1] <= time.Second {
+			return
+		}
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Fatalf("recording %d calls of unknown outcome took %s", owners, took)
-	}
+	t.Fatalf("recording %d calls of unknown outcome took %v", owners, took)
 }
 
 // TestUnknownRecordsGoAfterTheirMinute: the records of calls of unknown

@@ -384,7 +384,8 @@ func TestFairMutexServerClock(t *testing.T) {
 	if q := queueLen(t, node, f); q != 0 {
 		t.Fatal("TryLock with no wait queued the caller")
 	}
-	wctx, cancel := context.WithTimeout(WithOwner(ctx, "w"), 300*time.Millisecond)
+	// Queued long enough for the score to be read on a loaded machine.
+	wctx, cancel := context.WithTimeout(WithOwner(ctx, "w"), time.Second)
 	defer cancel()
 	go func() { _, _ = f.Lock(wctx) }()
 	waitQueueLen(t, node, f, 1)
