@@ -337,15 +337,26 @@ func (p *phase) get() int32 {
 // command given up on, which may go on for a while, stops where the message
 // saying it was interrupted begins.
 type gate struct {
+	mu     sync.Mutex
 	w      io.Writer
-	closed atomic.Bool
+	closed bool
 }
 
 func (g *gate) Write(p []byte) (int, error) {
-	if g.closed.Load() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
 		return len(p), nil
 	}
 	return g.w.Write(p)
+}
+
+// close drops the writes after it, once a write under way has ended: the
+// caller writes to (and a test reads) what the gate wrapped next.
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
 
 // runInterruptible runs f, which connects and runs cmd through e and returns
@@ -394,8 +405,8 @@ func (e *env) runInterruptible(ctx context.Context, cmd *command, f func() (int,
 		return c
 	default:
 	}
-	gOut.closed.Store(true)
-	gErr.closed.Store(true)
+	gOut.close()
+	gErr.close()
 	return e.interrupted(errOut, cmd)
 }
 
