@@ -2,10 +2,8 @@ package echolock_test
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,18 +47,7 @@ func TestIdempotencyRetryDroppedLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	// The connection open and the scripts loaded first: a loaded machine's
-	// first Reserve can take more than the 300 ms timeout, answered 503.
-	for i, deadline := 0, time.Now().Add(30*time.Second); ; i++ {
-		r, err := store.Reserve(context.Background(), "warm", strconv.Itoa(i), "fp")
-		if err == nil && r.State == idempotency.Claimed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("warm-up Reserve = %+v, %v; want Claimed", r, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	warmStore(t, store) // its timeout is 300 ms
 	var logs syncBuffer
 	e := echo.New()
 	e.Use(recoverer)

@@ -29,7 +29,9 @@ func TestIdempotencyPanicAfterHandlerReleases(t *testing.T) {
 		runs.Add(1)
 		return c.String(http.StatusCreated, "charged")
 	})
-	do(t, srv, "POST", "/charges", "{}", "Idempotency-Key", "p")
+	if r := do(t, srv, "POST", "/charges", "{}", "Idempotency-Key", "p"); runs.Load() != 1 {
+		t.Fatalf("first: %d %q, handler runs %d; want it run", r.code, r.body, runs.Load())
+	}
 	if r := do(t, srv, "POST", "/charges", "{}", "Idempotency-Key", "p"); r.code != http.StatusCreated || runs.Load() != 2 {
 		t.Errorf("retry after the panic: %d %q (runs %d), want it to run", r.code, r.body, runs.Load())
 	}
