@@ -23,12 +23,15 @@ func TestGuardStallCountsFromSend(t *testing.T) {
 	cl := redistest.Cluster(t, 3)
 	rc := cl.Client(t)
 	c := newTestClient(t, rc)
-	c.guardStall = 500 * time.Millisecond
+	// Six rounds of groups, each WAIT running out its 300 ms: the batch
+	// takes 1.8 s, past the 1.3 s after which a call sent at its start is
+	// stalled, while each group has a second to spare on a loaded machine.
+	c.guardStall = time.Second
 	const timeout = 300 * time.Millisecond // every WAIT runs out: no replicas
 	var calls []guardedCall
 	slots := map[uint16]bool{}
 	prefix := redistest.Prefix(t)
-	for i := 0; len(calls) < 3*guardedGroups; i++ {
+	for i := 0; len(calls) < 6*guardedGroups; i++ {
 		key := fmt.Sprintf("%s:{g%d}", prefix, i)
 		build := func() (rueidis.Completed, error) { return rc.B().Set().Key(key).Value("v").Build(), nil }
 		cmd, _ := build()

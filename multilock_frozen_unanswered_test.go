@@ -34,8 +34,16 @@ func TestMultiLockFrozenFreeUnanswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = holder.Unlock(hctx) }()
-	_, err = ml.TryLock(context.Background(), 300*time.Millisecond)
-	na = nil
+	// Made again while the server left it unanswered (a loaded machine's
+	// reconnection after the freeze can take the whole 300 ms): what is
+	// checked is the answered refusal.
+	for i := 0; ; i++ {
+		_, err = ml.TryLock(context.Background(), 300*time.Millisecond)
+		na = nil
+		if !errors.As(err, &na) || !na.Unanswered || i == 4 {
+			break
+		}
+	}
 	if !errors.As(err, &na) || na.Unanswered {
 		t.Errorf("MultiLock TryLock with a member held: %v (%#v), want a NotAcquiredError without Unanswered", err, na)
 	}
