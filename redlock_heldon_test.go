@@ -54,8 +54,16 @@ func TestRedLockHeldOn(t *testing.T) {
 	if got := r.HeldOn(nested); !slices.Equal(got, []bool{true, true, true, false, false}) {
 		t.Fatalf("HeldOn of the re-entry with nodes 3 and 4 cut off = %v, want nodes 0 to 2", got)
 	}
-	if err := r.Unlock(nested); err != nil {
-		t.Fatal(err)
+	// Made again, as its error says to, when a loaded machine's nodes did
+	// not answer within the 300 ms node timeout.
+	for try := 0; ; try++ {
+		err := r.Unlock(nested)
+		if err == nil {
+			break
+		}
+		if try == 4 {
+			t.Fatal(err)
+		}
 	}
 	if got := r.HeldOn(lctx); !slices.Equal(got, []bool{true, true, true, true, false}) {
 		t.Fatalf("HeldOn of the outer hold after the re-entry's Unlock = %v, want nodes 0 to 3", got)
