@@ -22,15 +22,15 @@ func TestGuardReadReleaseKeepsDeadline(t *testing.T) {
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, every))
 	ctx := testCtx(t, 30*time.Second)
 	rw := mustRW(t, c, "guard-read-release")
-	lctx, err := rw.RLock(ctx)
-	if err != nil {
+	var lctx context.Context
+	if err := acked(func() (err error) { lctx, err = rw.RLock(ctx); return err }); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rw.RUnlock(lctx) })
 	var again []context.Context
 	for range 5 {
-		r, err := rw.RLock(lctx) // a re-entry: lctx names the owner
-		if err != nil {
+		var r context.Context
+		if err := acked(func() (err error) { r, err = rw.RLock(lctx); return err }); err != nil { // a re-entry: lctx names the owner
 			t.Fatal(err)
 		}
 		again = append(again, r)

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -28,7 +29,11 @@ func TestReplicaCountGoexit(t *testing.T) {
 			const bound = 8 * time.Second
 			ctx := testCtx(t, bound)
 			start := time.Now()
-			l, err := m.TryLock(ctx, 0)
+			var l context.Context
+			err := acked(func() (err error) {
+				l, err = m.TryLock(ctx, 0)
+				return err
+			})
 			if err != nil {
 				t.Fatalf("TryLock whose replica count's %s ended its goroutine: %v after %v; want the lock, the count taken as not answered",
 					call, err, time.Since(start).Round(time.Millisecond))
