@@ -1190,6 +1190,16 @@ func (c *Client) replicasFor(ctx context.Context, key string, want int) (n int, 
 	return c.refreshReplicas(checked, now, key, want), owner
 }
 
+// countsFewer takes the replica count of key's primary again, now (within
+// ctx), and reports whether it asks a guarded write on key for fewer
+// acknowledgements than guard's WAIT asked for: the count guard came from
+// was taken before a failover or a replica's leaving. A count that cannot be
+// taken keeps the last one, which asks for as many.
+func (c *Client) countsFewer(ctx context.Context, cfg *config, key string, guard guardWait) bool {
+	n, _ := c.countFor(ctx, key, c.guard.checked.Load())
+	return cfg.guardWait(n).acks < guard.needed()
+}
+
 // countFor takes the count for replicas, which was taken at checked (0:
 // never), and returns key's: as soon as the primary serving key has
 // answered, on a Cluster whose slot map was read, while the count of the

@@ -1373,11 +1373,23 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// grant that grant has already moved the hold on for (a
 				// re-entry's hand-over to the watchdog), as a ctx ending
 				// just after Lock returns does.
-				if uerr := c.unlock(context.WithValue(lctx, inAcquireKey{}, true), p); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
+				uerr := c.unlock(context.WithValue(lctx, inAcquireKey{}, true), p)
+				undone := uerr == nil || errors.Is(uerr, ErrNotHeld)
+				if !undone {
 					c.undoLater(p, field, setLease, start.Add(setLease), 0)
 				}
 				if !acked {
-					return false, tryAgain{}, c.notReplicated(guard)
+					err := c.notReplicated(guard)
+					if undone && wait != 0 && mark == nil && c.countsFewer(actx, s.cfg, s.key, guard) {
+						// The acknowledgements the grant lacked were asked
+						// for by a count taken before a failover, or before a
+						// replica left: counted again, the primary has fewer
+						// replicas to wait for, and the wait goes on with the
+						// new count (the grant given back) instead of ending
+						// at the first release after the failover.
+						return false, tryAgain{}, settledError{err}
+					}
+					return false, tryAgain{}, err
 				}
 				return false, tryAgain{}, ctx.Err()
 			}

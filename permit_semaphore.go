@@ -294,8 +294,19 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 				// No replica has the permit: a failover now would promote
 				// one that hands it out again. Give it back, marking the
 				// record, in the background should that fail.
-				s.undoUnacked(wire, record, lease)
-				return false, tryAgain{}, s.c.notReplicated(guard)
+				undone := s.undoUnacked(wire, record, lease)
+				err := s.c.notReplicated(guard)
+				if undone && wait != 0 && s.c.countsFewer(actx, s.cfg, s.key, guard) {
+					// Given back, and the count the guard waited by was
+					// taken before a failover or a replica's leaving:
+					// counted again, the wait goes on (as a lock's), under
+					// a new id and record (the undo marked this one).
+					id = randomID()
+					wire, _ = permitWire(id)
+					record = s.c.recordKey("redisson_sc_latch", s.key)
+					return false, tryAgain{}, settledError{err}
+				}
+				return false, tryAgain{}, err
 			}
 		}
 		if res.Status == 1 {
@@ -378,13 +389,15 @@ func (s *PermitSemaphore) undoNow(wire []byte, record string) error {
 // lease; should that fail, in the background (undoLater). A panic of the
 // undo (a client wrapper's) goes on on the caller's goroutine once the
 // background undo has taken it over, as a Semaphore's does: the permit was
-// otherwise held by nobody until its lease ended.
-func (s *PermitSemaphore) undoUnacked(wire []byte, record string, lease time.Duration) {
+// otherwise held by nobody until its lease ended. It reports whether the
+// undo at once succeeded.
+func (s *PermitSemaphore) undoUnacked(wire []byte, record string, lease time.Duration) (undone bool) {
 	var err error
 	goOnAfter(func() { err = s.undoNow(wire, record) }, func() { s.undoLater(wire, record, lease) })
 	if err != nil {
 		s.undoLater(wire, record, lease)
 	}
+	return err == nil
 }
 
 // undo releases the permit wire at once, bounded by the release timeout.

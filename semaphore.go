@@ -226,8 +226,15 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 				// promote one that hands them out again. Give them back
 				// through the attempt's latch (exactly once), in the
 				// background should that fail.
-				_, _ = s.undoUnacked(latch, n, sent)
-				return false, tryAgain{}, s.c.notReplicated(guard)
+				_, uerr := s.undoUnacked(latch, n, sent)
+				err := s.c.notReplicated(guard)
+				if uerr == nil && wait != 0 && s.c.countsFewer(actx, s.cfg, s.key, guard) {
+					// Given back, and the count the guard waited by was
+					// taken before a failover or a replica's leaving:
+					// counted again, the wait goes on (as a lock's).
+					return false, tryAgain{}, settledError{err}
+				}
+				return false, tryAgain{}, err
 			}
 			taken = latch
 		}
