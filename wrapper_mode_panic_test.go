@@ -19,7 +19,9 @@ func TestWatchdogModePanic(t *testing.T) {
 	node := redistest.Server(t)
 	var logs syncBuffer
 	rc := newPanickyClient(node.Client(t), func(c wrapperCall) bool { return c.method == "Mode" })
-	c := newTestClient(t, rc, WithWatchdog(time.Second, 300*time.Millisecond),
+	// A 2 s lease renewed every 300 ms: a loaded machine's renewal has
+	// 1.7 s to be confirmed.
+	c := newTestClient(t, rc, WithWatchdog(2*time.Second, 300*time.Millisecond),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	ctx := testCtx(t, 20*time.Second)
 	m := mustMutex(t, c, "wd-mode-panic")
@@ -28,7 +30,7 @@ func TestWatchdogModePanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc.left.Store(-1)
-	time.Sleep(2 * time.Second) // past the 1 s lease: renewals carry it on
+	time.Sleep(3 * time.Second) // past the 2 s lease: renewals carry it on
 	if err := context.Cause(h); err != nil {
 		t.Fatalf("the hold ended: %v; log:\n%s", err, logs.String())
 	}

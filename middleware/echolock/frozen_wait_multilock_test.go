@@ -45,8 +45,16 @@ func TestFrozenRedisWaitMultiLockUnavailable(t *testing.T) {
 		runs.Add(1)
 		return c.NoContent(http.StatusNoContent)
 	}, echolock.LockWithConfig(echolock.LockConfig{Lock: locks, KeyPrefix: redistest.Prefix(t), Wait: 500 * time.Millisecond}))
+	// The connection open and the scripts loaded first; made again, up to
+	// five times, when a loaded machine's first locks miss the 500 ms wait.
 	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, httptest.NewRequest("POST", "/charges/1", nil)) // the connection is open
+	for try := 0; try < 5; try++ {
+		rec = httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest("POST", "/charges/1", nil))
+		if rec.Code != http.StatusServiceUnavailable {
+			break
+		}
+	}
 	if rec.Code != http.StatusNoContent {
 		t.Fatalf("first request: %d, want 204", rec.Code)
 	}
