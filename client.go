@@ -1190,14 +1190,24 @@ func (c *Client) replicasFor(ctx context.Context, key string, want int) (n int, 
 	return c.refreshReplicas(checked, now, key, want), owner
 }
 
-// countsFewer takes the replica count of key's primary again, now (within
-// ctx), and reports whether it asks a guarded write on key for fewer
-// acknowledgements than guard's WAIT asked for: the count guard came from
-// was taken before a failover or a replica's leaving. A count that cannot be
-// taken keeps the last one, which asks for as many.
-func (c *Client) countsFewer(ctx context.Context, cfg *config, key string, guard guardWait) bool {
-	n, _ := c.countFor(ctx, key, c.guard.checked.Load())
-	return cfg.guardWait(n).acks < guard.needed()
+// unackedWaitError reports whether the wait goes on, and the error of an
+// acquisition on key whose grant the guard gave back for want of
+// acknowledgements (undone: given back at once). A waiting call (wait != 0)
+// whose grant was given back takes the replica count of key's primary again,
+// now (within ctx): when it asks for fewer acknowledgements than guard's WAIT did, the
+// count guard came from was taken before a failover or a replica's leaving,
+// and the wait goes on with the new count (a settledError) instead of ending
+// at the first release after the failover. A count that cannot be taken
+// keeps the last one, which asks for as many.
+func (c *Client) unackedWaitError(ctx context.Context, cfg *config, key string, guard guardWait, wait time.Duration, undone bool) (again bool, err error) {
+	err = c.notReplicated(guard)
+	if !undone || wait == 0 {
+		return false, err
+	}
+	if n, _ := c.countFor(ctx, key, c.guard.checked.Load()); cfg.guardWait(n).acks >= guard.needed() {
+		return false, err
+	}
+	return true, settledError{err}
 }
 
 // countFor takes the count for replicas, which was taken at checked (0:

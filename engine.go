@@ -1379,16 +1379,8 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					c.undoLater(p, field, setLease, start.Add(setLease), 0)
 				}
 				if !acked {
-					err := c.notReplicated(guard)
-					if undone && wait != 0 && mark == nil && c.countsFewer(actx, s.cfg, s.key, guard) {
-						// The acknowledgements the grant lacked were asked
-						// for by a count taken before a failover, or before a
-						// replica left: counted again, the primary has fewer
-						// replicas to wait for, and the wait goes on with the
-						// new count (the grant given back) instead of ending
-						// at the first release after the failover.
-						return false, tryAgain{}, settledError{err}
-					}
+					// Not a re-entry's: its wait is the owner's hold.
+					_, err := c.unackedWaitError(actx, s.cfg, s.key, guard, wait, undone && mark == nil)
 					return false, tryAgain{}, err
 				}
 				return false, tryAgain{}, ctx.Err()

@@ -294,17 +294,12 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 				// No replica has the permit: a failover now would promote
 				// one that hands it out again. Give it back, marking the
 				// record, in the background should that fail.
-				undone := s.undoUnacked(wire, record, lease)
-				err := s.c.notReplicated(guard)
-				if undone && wait != 0 && s.c.countsFewer(actx, s.cfg, s.key, guard) {
-					// Given back, and the count the guard waited by was
-					// taken before a failover or a replica's leaving:
-					// counted again, the wait goes on (as a lock's), under
-					// a new id and record (the undo marked this one).
+				again, err := s.c.unackedWaitError(actx, s.cfg, s.key, guard, wait, s.undoUnacked(wire, record, lease))
+				if again {
+					// Under a new id and record: the undo marked this one.
 					id = randomID()
 					wire, _ = permitWire(id)
 					record = s.c.recordKey("redisson_sc_latch", s.key)
-					return false, tryAgain{}, settledError{err}
 				}
 				return false, tryAgain{}, err
 			}

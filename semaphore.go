@@ -227,13 +227,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 				// through the attempt's latch (exactly once), in the
 				// background should that fail.
 				_, uerr := s.undoUnacked(latch, n, sent)
-				err := s.c.notReplicated(guard)
-				if uerr == nil && wait != 0 && s.c.countsFewer(actx, s.cfg, s.key, guard) {
-					// Given back, and the count the guard waited by was
-					// taken before a failover or a replica's leaving:
-					// counted again, the wait goes on (as a lock's).
-					return false, tryAgain{}, settledError{err}
-				}
+				_, err := s.c.unackedWaitError(actx, s.cfg, s.key, guard, wait, uerr == nil)
 				return false, tryAgain{}, err
 			}
 			taken = latch
