@@ -229,11 +229,9 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return "", false, s.fail("acquire", ErrClosed)
 	}
 	defer s.c.leave()
-	id := randomID()
-	wire, _ := permitWire(id) // randomID is always 32 hex digits
-	// The undo of an attempt of unknown outcome marks this record, so that
+	// The undo of an attempt of unknown outcome marks the record, so that
 	// an attempt still on its way to the server takes nothing when it lands.
-	record := s.c.recordKey("redisson_sc_latch", s.key)
+	id, wire, record := s.newAttempt()
 	// unanswered: the last attempt failed without the server's answer, as
 	// for a lock (NotAcquiredError.Unanswered); an answer clears it.
 	unanswered := true
@@ -272,9 +270,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 					return s.undoOnce(ctx, wire, record)
 				}, func() { s.undoLater(wire, record, lease) })
 				if ok {
-					id = randomID()
-					wire, _ = permitWire(id)
-					record = s.c.recordKey("redisson_sc_latch", s.key)
+					id, wire, record = s.newAttempt()
 					return false, tryAgain{}, settledError{err}
 				}
 				if refused != nil {
@@ -297,9 +293,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 				again, err := s.c.unackedWaitError(actx, s.cfg, s.key, guard, wait, s.undoUnacked(wire, record, lease))
 				if again {
 					// Under a new id and record: the undo marked this one.
-					id = randomID()
-					wire, _ = permitWire(id)
-					record = s.c.recordKey("redisson_sc_latch", s.key)
+					id, wire, record = s.newAttempt()
 				}
 				return false, tryAgain{}, err
 			}
@@ -393,6 +387,14 @@ func (s *PermitSemaphore) undoUnacked(wire []byte, record string, lease time.Dur
 		s.undoLater(wire, record, lease)
 	}
 	return err == nil
+}
+
+// newAttempt is a new permit id, its wire form and a new attempt record:
+// an acquisition's own, or its next after an undo marked the last record.
+func (s *PermitSemaphore) newAttempt() (id string, wire []byte, record string) {
+	id = randomID()
+	wire, _ = permitWire(id) // randomID is always 32 hex digits
+	return id, wire, s.c.recordKey("redisson_sc_latch", s.key)
 }
 
 // undo releases the permit wire at once, bounded by the release timeout.
