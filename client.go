@@ -118,6 +118,9 @@ type Client struct {
 	// acquired is signalled when one of them registers or ends; see grant.
 	// Guarded by mu.
 	acquiring map[holdKey]int
+	// excluding counts, per such hold, its acquisitions that wait for the
+	// others and are not counted meanwhile (see inFlightLocked). Guarded by mu.
+	excluding map[holdKey]int
 	acquired  sync.Cond
 	// undoWatch: per such hold, the changes of its hold count an undo
 	// reading that count must not miss (see undoKeeping); watching counts

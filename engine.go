@@ -1207,7 +1207,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// this attempt then re-enters its hold and sets its own
 				// lease on it, before (or without) a reply. That hold,
 				// once registered, must not outlive this lease.
-				if held == nil && c.acquiring[holdID(s.key, field)] > 1 && reentrySetsLease(p) && p.side() != sideLean {
+				if held == nil && c.inFlightLocked(holdID(s.key, field)) > 1 && reentrySetsLease(p) && p.side() != sideLean {
 					beside = lossDeadline(start, setLease)
 				}
 				c.mu.Unlock()
@@ -1478,15 +1478,22 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// attempt whose reply was lost (an orphan, given back), or granted
 		// to another goroutine of the same owner whose reply has not been
 		// registered yet. While other attempts of the owner are in flight,
-		// wait for one to register its grant; this one is not counted
-		// meanwhile, so attempts that all wait like this stop waiting.
-		if c.acquiring[id] > 1 {
-			c.acquiring[id]--
-			for h == nil && c.acquiring[id] > 0 && !c.closing {
+		// wait for one to register its grant, at most until ctx ends; this
+		// one is not counted meanwhile, so attempts that all wait like this
+		// stop waiting. Still unknown then, it is given back as an orphan.
+		if c.inFlightLocked(id) > 1 {
+			c.excludeLocked(id, 1)
+			stop := context.AfterFunc(ctx, func() {
+				c.mu.Lock()
+				c.acquired.Broadcast()
+				c.mu.Unlock()
+			})
+			for h == nil && c.inFlightLocked(id) > 0 && !c.closing && ctx.Err() == nil {
 				c.acquired.Wait()
 				h = c.holds[id]
 			}
-			c.acquiring[id]++
+			stop()
+			c.excludeLocked(id, -1)
 		}
 	}
 	if h != nil && !a.fresh && p.side() == sideLean {
@@ -1524,7 +1531,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// watchdog renewed ended as the attempt was sent): the hold's loss
 		// deadline gives it back, as a stray renewal's lease.
 		h.stray = !bound.IsZero() || setLease > serverLease
-		if c.acquiring[id] > 0 {
+		if c.inFlightLocked(id) > 0 || c.excluding[id] > 0 {
 			c.acquired.Broadcast() // a re-entry of the same owner may be waiting for this hold
 		}
 	}
@@ -2681,14 +2688,14 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	if h != nil {
 		id := holdID(s.key, field)
 		c.mu.Lock()
-		if h.released() && ((c.holds[id] != nil && c.holds[id] != h) || c.acquiring[id] > 0) {
+		if h.released() && ((c.holds[id] != nil && c.holds[id] != h) || c.inFlightLocked(id) > 0) {
 			// An ended hold whose owner holds (or is acquiring) the lock
 			// anew under the same field: releasing by owner would give up
 			// that newer hold.
 			c.mu.Unlock()
 			return fmt.Errorf("scriptlock: unlock %q: %w", s.name, ErrNotHeld)
 		}
-		if h.count <= 1 && c.acquiring[id] > 0 && ctx.Value(inAcquireKey{}) == nil {
+		if h.count <= 1 && c.inFlightLocked(id) > 0 && ctx.Value(inAcquireKey{}) == nil {
 			// A goroutine sharing the owner is re-entering: its hold may be
 			// on the server already, and giving up the owner's last hold
 			// would take it too. Wait (bounded by the release timeout) for
@@ -2698,7 +2705,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				c.acquired.Broadcast()
 				c.mu.Unlock()
 			})
-			for c.acquiring[id] > 0 && rctx.Err() == nil {
+			for c.inFlightLocked(id) > 0 && rctx.Err() == nil {
 				c.acquired.Wait()
 			}
 			stop()
@@ -2711,7 +2718,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		if last {
 			// A renewal that now finds the lock gone is not a loss.
 			h.releasing.Store(true)
-			if c.acquiring[id] > 0 {
+			if c.inFlightLocked(id) > 0 {
 				last = false // a re-entry still in flight: give up one hold
 			} else {
 				h.lastReleases++ // re-entries wait for it (sharedAcquire)
@@ -2897,7 +2904,7 @@ func (c *Client) undoUnknown(rctx, ctx context.Context, p primitive, field strin
 func (c *Client) awaitOwnersGrant(rctx, ctx context.Context, id holdKey) *hold {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.acquiring[id] == 0 || ctx.Value(inAcquireKey{}) != nil {
+	if c.inFlightLocked(id) <= 0 || ctx.Value(inAcquireKey{}) != nil {
 		return c.holds[id]
 	}
 	stop := context.AfterFunc(rctx, func() {
@@ -2906,7 +2913,7 @@ func (c *Client) awaitOwnersGrant(rctx, ctx context.Context, id holdKey) *hold {
 		c.mu.Unlock()
 	})
 	defer stop()
-	for c.acquiring[id] > 0 && c.holds[id] == nil && rctx.Err() == nil {
+	for c.inFlightLocked(id) > 0 && c.holds[id] == nil && rctx.Err() == nil {
 		c.acquired.Wait()
 	}
 	return c.holds[id]
@@ -3278,7 +3285,7 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		// Another undo's release is waited for during Close too (each is
 		// bounded by its ctx): the holds stay live until Close ends them,
 		// after the acquisitions in flight.
-		if ((c.acquiring[id] > self || w.changes != seen) && !c.closing || w.releasing) && ctx.Err() == nil {
+		if ((c.inFlightLocked(id) > self || w.changes != seen) && !c.closing || w.releasing) && ctx.Err() == nil {
 			// An acquisition of the owner began while the count was read
 			// (the server may have granted it, and the count hold it,
 			// before its reply is registered), the owner's holds here
@@ -3446,7 +3453,7 @@ func (c *Client) awaitAcquiring(ctx context.Context, id holdKey, own bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.acquiring[id] <= self {
+	if c.inFlightLocked(id) <= self {
 		return
 	}
 	stop := context.AfterFunc(ctx, func() {
@@ -3455,14 +3462,36 @@ func (c *Client) awaitAcquiring(ctx context.Context, id holdKey, own bool) {
 		c.mu.Unlock()
 	})
 	defer stop()
-	c.acquiring[id] -= self
-	for c.acquiring[id] > 0 && ctx.Err() == nil && !c.closing {
+	c.excludeLocked(id, self)
+	for c.inFlightLocked(id) > 0 && ctx.Err() == nil && !c.closing {
 		c.acquired.Wait()
 	}
-	if self > 0 {
-		// Not counted, nothing to give back: adding 0 would store an entry
-		// for an owner whose acquisitions have all ended, kept for good.
-		c.acquiring[id] += self
+	c.excludeLocked(id, -self)
+}
+
+// inFlightLocked is how many acquisitions of id's owner are in flight and
+// not waiting for the others (c.mu held): one waiting in grant or in its own
+// undo (awaitAcquiring) is not counted meanwhile, so that two such waits do
+// not wait for each other. The waits are counted apart (excluding), not
+// taken off acquiring, which only sharedAcquire and its uncount change: an
+// undo let go at its bound (callBounded) can end its wait after its
+// acquisition was uncounted, and a count changed in place then stayed one
+// too high for good, which kept the owner's later re-entries waiting.
+func (c *Client) inFlightLocked(id holdKey) int {
+	return c.acquiring[id] - c.excluding[id]
+}
+
+// excludeLocked adds n to the waits of id's acquisitions not counted
+// (c.mu held); an entry that reaches 0 is deleted.
+func (c *Client) excludeLocked(id holdKey, n int) {
+	if n == 0 {
+		return
+	}
+	if c.excluding == nil {
+		c.excluding = map[holdKey]int{}
+	}
+	if c.excluding[id] += n; c.excluding[id] <= 0 {
+		delete(c.excluding, id)
 	}
 }
 
@@ -3710,7 +3739,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 					return
 				}
 				c.mu.Lock()
-				busy := c.acquiring[id] > 0
+				busy := c.inFlightLocked(id) > 0
 				c.mu.Unlock()
 				if !busy {
 					break

@@ -21,6 +21,7 @@ func clientEntries(c *Client) map[string]int {
 	c.mu.Lock()
 	n["holds"] = len(c.holds)
 	n["acquiring"] = len(c.acquiring)
+	n["excluding"] = len(c.excluding)
 	n["undoWatch"] = len(c.undoWatch)
 	// An undo's latch whose release found no hold is kept for the owner's
 	// next undo for half its life (undoLatchLocked): only older ones count.

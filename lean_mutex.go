@@ -368,7 +368,7 @@ func (l *LeanMutex) undoMark(ctx context.Context, field string) (int64, error) {
 		}
 		c.mu.Lock()
 		// Once Close has begun, no acquisition starts.
-		if c.acquiring[id] == 0 || c.closing {
+		if c.inFlightLocked(id) <= 0 || c.closing {
 			if c.marking == nil {
 				c.marking = map[holdKey]int{}
 			}
