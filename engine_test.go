@@ -197,9 +197,16 @@ func warmWith(t *testing.T, l Locker, ctx context.Context) {
 	if err != nil {
 		t.Fatalf("warm-up Lock: %v", err)
 	}
-	if err := l.Unlock(lctx); err != nil {
-		t.Fatalf("warm-up Unlock: %v", err)
+	// A release past its timeout (a loaded machine, a first script load) is
+	// made again with the same context, as the hold lifecycle says: once
+	// that finds the lock released, the first one went through.
+	for i := range 5 {
+		err = l.Unlock(lctx)
+		if err == nil || (i > 0 && errors.Is(err, ErrNotHeld)) {
+			return
+		}
 	}
+	t.Fatalf("warm-up Unlock, made 5 times: %v", err)
 }
 
 // A TryLock whose context has a 100 ms deadline returns well within a second
