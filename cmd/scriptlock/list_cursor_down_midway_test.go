@@ -42,7 +42,9 @@ func TestListCursorWithinDownPrimary(t *testing.T) {
 	if err := dead.Do(t, mset...).Error(); err != nil {
 		t.Fatal(err)
 	}
-	r := cli(ctx, d, "", "list", "--json", "--max-scans", "1", "--key-prefix", prefix)
+	// Its one page inspects some 1000 keys in one round trip: on a loaded
+	// machine that can take longer than the default --timeout.
+	r := cli(ctx, d, "", "list", "--json", "--timeout", "30s", "--max-scans", "1", "--key-prefix", prefix)
 	var l listing
 	if err := json.Unmarshal([]byte(r.out), &l); err != nil || r.code != exitOK || !strings.HasPrefix(l.Cursor, "0:") || strings.HasPrefix(l.Cursor, "0:0:") {
 		t.Fatalf("list --max-scans 1: exit %d, cursor %q, %v; want a cursor within the first primary\n%s%s", r.code, l.Cursor, err, r.out, r.errOut)

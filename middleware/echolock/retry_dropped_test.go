@@ -42,12 +42,12 @@ func TestIdempotencyRetryDroppedLogged(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
-		idempotency.WithTimeout(300*time.Millisecond), idempotency.WithMaxBackgroundRetries(0))
+		idempotency.WithTimeout(5*time.Second), idempotency.WithMaxBackgroundRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	warmStore(t, store) // its timeout is 300 ms
+	warmStore(t, store)
 	var logs syncBuffer
 	e := echo.New()
 	e.Use(recoverer)

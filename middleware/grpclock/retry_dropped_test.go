@@ -24,7 +24,7 @@ func TestIdempotencyRetryDroppedLoggedGRPC(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
-		idempotency.WithTimeout(300*time.Millisecond), idempotency.WithMaxBackgroundRetries(0))
+		idempotency.WithTimeout(5*time.Second), idempotency.WithMaxBackgroundRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
