@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/rueidisopt"
 )
 
 // Client creates lock handles that share one identity, one watchdog, one
@@ -238,7 +240,8 @@ const (
 // invalid option (a WithKeyPrefix without a complete hash tag, a WithLease
 // or WithWatchdog out of bounds, ...) and a rueidis Sentinel client made with
 // ReplicaOnly, which sends every command to a replica, where no lock can be
-// taken, are refused with ErrInvalidArgument. New sends nothing to Redis: a
+// taken, and a rueidis client made with ConnLifetime, which may run a lock's
+// call twice (see connLifetimeRefusal), are refused with ErrInvalidArgument. New sends nothing to Redis: a
 // server that cannot be reached shows at the first call.
 func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	if rc == nil {
@@ -251,6 +254,9 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	mode := rc.Mode()
 	if replicaOnly(rc, mode) {
 		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("the rueidis client sends every command to a replica (Sentinel with ReplicaOnly), which refuses every write with READONLY: no lock can be taken through it; use a client of the primary (SendToReplicas sends reads alone to replicas)"))
+	}
+	if rueidisopt.ReplaysWrittenCalls(rc) {
+		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("%s", connLifetimeRefusal))
 	}
 	cfg := defaultConfig()
 	cfg.apply(opts)
@@ -301,6 +307,13 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	}()
 	return c, nil
 }
+
+// connLifetimeRefusal says why New refuses a rueidis client made with
+// ConnLifetime (rueidisopt.ReplaysWrittenCalls): an acquisition run twice
+// counts a hold or takes a permit nobody knows of, a release run twice gives
+// back a permit twice (a semaphore then admits more holders than it has
+// permits) or reports a lock it released as not held.
+const connLifetimeRefusal = "the rueidis client has ConnLifetime: when a connection reaches its lifetime while its replies are a second or more behind (a slow or stalled server), rueidis sends the calls still unanswered again on a new connection though Redis may have run them, and a lock or permit taken or given back twice breaks the lock's guarantees; give scriptlock a rueidis client without ConnLifetime"
 
 // replicaOnly reports a rueidis Sentinel client made with ReplicaOnly: it
 // sends every command to a replica, which answers every write with

@@ -41,7 +41,6 @@ func runMatrix(t *testing.T, clientFor func(*testing.T, func(*rueidis.ClientOpti
 		}},
 		{"BlockingPool1", func(o *rueidis.ClientOption) { o.BlockingPoolSize = 1 }},
 		{"Multiplex", func(o *rueidis.ClientOption) { o.PipelineMultiplex = 2 }},
-		{"ConnLifetime", func(o *rueidis.ClientOption) { o.ConnLifetime = 50 * time.Millisecond }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package scriptlock
 import (
 	"bufio"
 	"context"
-	"errors"
 	"net"
 	"testing"
 	"time"
@@ -23,9 +22,6 @@ var guardConnOptions = []struct {
 	set  func(*rueidis.ClientOption)
 }{
 	{"default", func(*rueidis.ClientOption) {}},
-	// Connections rotated: rueidis sends again, on a new connection, the
-	// commands of a batch that an expired connection left unanswered.
-	{"ConnLifetime", func(o *rueidis.ClientOption) { o.ConnLifetime = 100 * time.Millisecond }},
 	{"DisableRetry", func(o *rueidis.ClientOption) { o.DisableRetry = true }},
 	{"AlwaysPipelining", func(o *rueidis.ClientOption) { o.AlwaysPipelining = true }},
 	{"DisableAutoPipelining", func(o *rueidis.ClientOption) { o.DisableAutoPipelining = true }},
@@ -185,150 +181,5 @@ func TestGuardWaitConnBroken(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestGuardWaitConnExpires: with ConnLifetime far shorter than the guard's
-// timeout, the connection of a guarded write passes its lifetime while WAIT
-// waits on the stopped replica. rueidis sends again, on a new connection,
-// the commands an expired connection left unanswered; with the WAIT alone,
-// the grant would look replicated. The batch runs on a pooled connection,
-// whose lifetime timer is stopped while it is in use: WAIT answers 0.
-func TestGuardWaitConnExpires(t *testing.T) {
-	t.Parallel()
-	primary, replica := redistest.Replicated(t)
-	for _, deadline := range []bool{true, false} {
-		rc := primary.Client(t, func(o *rueidis.ClientOption) { o.ConnLifetime = 50 * time.Millisecond })
-		ctx, cancel := context.WithCancel(context.Background())
-		if deadline {
-			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
-		}
-		c := newTestClient(t, rc, WithFailoverGuard(true, 500*time.Millisecond))
-		m := mustMutex(t, c, "guard-expire")
-		lctx, err := m.TryLock(ctx, 0)
-		if err != nil {
-			t.Fatalf("TryLock with the replica running: %v", err)
-		}
-		if err := m.Unlock(lctx); err != nil {
-			t.Fatal(err)
-		}
-		replicated(t, rc, redistest.Prefix(t)+"before")
-		replica.Pause()
-
-		key := redistest.Prefix(t) + "raw"
-		waits := waitCalls(t, primary)
-		rs := rc.DoMulti(ctx, rc.B().Set().Key(key).Value("1").Build(), rc.B().Wait().Numreplicas(1).Timeout(500).Build())
-		if n, err := rs[1].AsInt64(); err != nil || n != 0 {
-			t.Fatalf("deadline %v: WAIT with the replica stopped, its connection past its lifetime: %d, %v; want 0", deadline, n, err)
-		}
-		if n := waitCalls(t, primary) - waits; n != 1 {
-			t.Fatalf("deadline %v: the primary ran %d WAITs for one DoMulti", deadline, n)
-		}
-		waits = waitCalls(t, primary)
-		lctx, err = m.TryLock(ctx, 0)
-		if n := waitCalls(t, primary) - waits; n != 1 {
-			t.Fatalf("deadline %v: the primary ran %d WAITs for one guarded TryLock", deadline, n)
-		}
-		if err == nil {
-			_ = m.Unlock(lctx)
-			t.Fatalf("deadline %v: TryLock succeeded with the only replica stopped, its connection past its lifetime during WAIT", deadline)
-		}
-		if !errors.Is(err, ErrNotReplicated) {
-			t.Fatalf("deadline %v: TryLock: %v, want ErrNotReplicated", deadline, err)
-		}
-		replica.Resume()
-		cancel()
-	}
-}
-
-// TestGuardWaitConnExpiresCluster is TestGuardWaitConnExpires on a Cluster,
-// where the script and its WAIT go out on a dedicated connection: rueidis
-// sends no command of it again on another connection (no lifetime re-send
-// there, and WAIT makes the batch not retryable).
-func TestGuardWaitConnExpiresCluster(t *testing.T) {
-	t.Parallel()
-	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
-	rc := cl.Client(t, func(o *rueidis.ClientOption) { o.ConnLifetime = 50 * time.Millisecond })
-	c := newTestClient(t, rc, WithFailoverGuard(true, 500*time.Millisecond))
-	ctx := testCtx(t, 30*time.Second)
-	m := mustMutex(t, c, "guard-expire-cluster")
-	lctx, err := m.TryLock(ctx, 0) // the slot map loaded, the replicas counted
-	if err != nil {
-		t.Fatalf("TryLock with the replica running: %v", err)
-	}
-	if err := m.Unlock(lctx); err != nil {
-		t.Fatal(err)
-	}
-	primary := cl.NodeFor(t, m.Key())
-	replica := replicaOf(t, cl, primary)
-	replica.Pause()
-	defer replica.Resume()
-	waits := waitCalls(t, primary)
-	lctx, err = m.TryLock(ctx, 0)
-	if n := waitCalls(t, primary) - waits; n != 1 {
-		t.Fatalf("the primary ran %d WAITs for one guarded TryLock", n)
-	}
-	if err == nil {
-		_ = m.Unlock(lctx)
-		t.Fatal("TryLock succeeded with the only replica stopped, its connection past its lifetime during WAIT")
-	}
-	if !errors.Is(err, ErrNotReplicated) {
-		t.Fatalf("TryLock: %v, want ErrNotReplicated", err)
-	}
-}
-
-// TestGuardRenewalConnLifetime is TestGuardRenewalNotReplicated with
-// connections rotated faster than the guard's WAIT times out: a renewal's
-// WAIT is not sent again on a new connection, so no unacknowledged renewal
-// moves a loss deadline.
-func TestGuardRenewalConnLifetime(t *testing.T) {
-	t.Parallel()
-	primary, replica := redistest.Replicated(t)
-	const lease, every = 1500 * time.Millisecond, 250 * time.Millisecond
-	rc := primary.Client(t, func(o *rueidis.ClientOption) { o.ConnLifetime = 20 * time.Millisecond })
-	c := newTestClient(t, rc, WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, every))
-	ctx := testCtx(t, 30*time.Second)
-	holds := lockAll(t, ctx, guardKinds(t, c, "guard-renew-lifetime"), lease)
-	replica.Pause()
-	defer replica.Resume()
-	holds = pausedNow(holds, lease)
-	for k, h := range holds {
-		checkEndsBy(t, k, h, "a renewal")
-	}
-}
-
-// TestGuardWaitConnExpiresSentinel is TestGuardWaitConnExpires through a
-// Sentinel client, whose DoMulti has the same re-send of what an expired
-// connection left unanswered.
-func TestGuardWaitConnExpiresSentinel(t *testing.T) {
-	t.Parallel()
-	s := redistest.Sentinel(t)
-	rc := s.Client(t, func(o *rueidis.ClientOption) { o.ConnLifetime = 50 * time.Millisecond })
-	c := newTestClient(t, rc, WithFailoverGuard(true, 500*time.Millisecond))
-	ctx := testCtx(t, 30*time.Second)
-	m := mustMutex(t, c, "guard-expire-sentinel")
-	lctx, err := m.TryLock(ctx, 0)
-	if err != nil {
-		t.Fatalf("TryLock with the replicas running: %v", err)
-	}
-	if err := m.Unlock(lctx); err != nil {
-		t.Fatal(err)
-	}
-	primary := s.Data[0]
-	for _, r := range s.Data[1:] {
-		r.Pause()
-		defer r.Resume()
-	}
-	waits := waitCalls(t, primary)
-	lctx, err = m.TryLock(ctx, 0)
-	if n := waitCalls(t, primary) - waits; n != 1 {
-		t.Fatalf("the primary ran %d WAITs for one guarded TryLock", n)
-	}
-	if err == nil {
-		_ = m.Unlock(lctx)
-		t.Fatal("TryLock succeeded with every replica stopped, its connection past its lifetime during WAIT")
-	}
-	if !errors.Is(err, ErrNotReplicated) {
-		t.Fatalf("TryLock: %v, want ErrNotReplicated", err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/rueidisopt"
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
@@ -49,6 +50,9 @@ const (
 var (
 	// ErrKeyInvalid: the Idempotency-Key is malformed.
 	ErrKeyInvalid = errors.New("idempotency: invalid Idempotency-Key")
+	// ErrReplayingClient: NewStore refuses a rueidis client that may send a
+	// call Redis ran again (one made with ConnLifetime).
+	ErrReplayingClient = errors.New("rueidis client replays calls")
 	// ErrInFlight: a request with the same key is still running.
 	ErrInFlight = errors.New("idempotency: a request with this Idempotency-Key is in flight")
 	// ErrFingerprintMismatch: the key was used before for a different request.
@@ -187,6 +191,10 @@ func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 	switch {
 	case c == nil:
 		return nil, errors.New("idempotency: nil rueidis client")
+	case rueidisopt.ReplaysWrittenCalls(c):
+		// The store's scripts (a reservation, a completion, a claim's
+		// release) each take one call to run once.
+		return nil, fmt.Errorf("idempotency: %w: the rueidis client has ConnLifetime: when a connection reaches its lifetime while its replies are a second or more behind (a slow or stalled server), rueidis sends the calls still unanswered again on a new connection though Redis may have run them; give the store a rueidis client without ConnLifetime", ErrReplayingClient)
 	case s.maxRetries < 0:
 		return nil, fmt.Errorf("idempotency: max background retries %d is negative", s.maxRetries)
 	case s.timeout <= 0:
