@@ -612,7 +612,9 @@ func TestRedissonFairMutexGiveUp(t *testing.T) {
 	if ok, _, err := j1.fairLock(ctx, key); err != nil || !ok {
 		t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
 	}
-	const wait = 400 * time.Millisecond
+	// Long enough that J3 has queued behind G2 before G2 gives up on a
+	// loaded machine: a leave before J3 queued moves no score of J3's.
+	const wait = 2 * time.Second
 	done := within(t, 10*time.Second, "Go TryLock", func() error {
 		_, err := f.TryLock(WithOwner(ctx, "g2"), wait)
 		if !errors.Is(err, ErrNotAcquired) {
@@ -630,6 +632,9 @@ func TestRedissonFairMutexGiveUp(t *testing.T) {
 	before, err := node.Do(t, "ZSCORE", timeouts, j3.lockName()).AsFloat64()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n, _ := node.Do(t, "ZCARD", timeouts).AsInt64(); n != 2 {
+		t.Fatalf("%d waiters queued once J3 queued, want G2 and J3 (G2 gave up first: the machine took over %s)", n, wait)
 	}
 	done()
 	// The leave goes on in the background once the wait has run out past
