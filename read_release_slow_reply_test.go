@@ -18,12 +18,14 @@ func TestReentrantRUnlockSlowReplyShortensLoss(t *testing.T) {
 	orw := mustRW(t, newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix)), "runlock-slow-reply")
 	ctx := testCtx(t, 20*time.Second)
 	const short = 300 * time.Millisecond
-	// The scripts loaded: the first re-entrant RUnlock is answered.
-	w, err := rw.RLockWithLease(ctx, time.Second)
+	// The scripts loaded: the first re-entrant RUnlock is answered. Leases
+	// a loaded machine's first calls (a dial, the scripts' loads) do not
+	// outlast: the re-entry needs the first hold alive.
+	w, err := rw.RLockWithLease(ctx, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, err := rw.RLockWithLease(w, time.Second)
+	w2, err := rw.RLockWithLease(w, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
