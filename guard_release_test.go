@@ -89,7 +89,10 @@ func TestGuardReentrantReleaseNotReplicated(t *testing.T) {
 func TestGuardReentrantReleaseRenewed(t *testing.T) {
 	t.Parallel()
 	primary, replica := redistest.Replicated(t)
-	const lease, every = 1500 * time.Millisecond, 250 * time.Millisecond
+	// A lease that outlasts, on a loaded machine, the pause and the sleep
+	// below before the Unlocks: a hold whose lease ran out meanwhile is lost,
+	// and its Unlock rightly finds it not held.
+	const lease, every = 3 * time.Second, 250 * time.Millisecond
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, every))
 	ctx := testCtx(t, 30*time.Second)
 	holds := map[string]guardedHold{}
