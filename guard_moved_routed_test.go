@@ -34,8 +34,12 @@ func TestGuardMovedRoutedDirectly(t *testing.T) {
 	waitConnectedReplicas(t, one, 1)
 	// Out of the nodes the migration waits for to agree on the slot map.
 	cl.Nodes = slices.DeleteFunc(cl.Nodes, func(n *redistest.Node) bool { return n == gone })
+	waitConnectedReplicas(t, two, 2)
 	rc := cl.Client(t)
-	c := newTestClient(t, rc, WithFailoverGuard(true, 100*time.Millisecond), WithGuardReplicas(GuardAllReplicas))
+	// A wait for the replicas' acknowledgements that a loaded machine's
+	// replicas meet (with 100 ms, the warm-up below has failed with
+	// ErrNotReplicated); the stopped replica below never acknowledges.
+	c := newTestClient(t, rc, WithFailoverGuard(true, time.Second), WithGuardReplicas(GuardAllReplicas))
 	ctx := testCtx(t, 60*time.Second)
 	toOne := mustMutex(t, c, tagOn(t, cl, two, "routed-to-one")+"lock")
 	toTwo := mustMutex(t, c, tagOn(t, cl, one, "routed-to-two")+"lock")
