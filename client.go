@@ -240,8 +240,10 @@ const (
 // invalid option (a WithKeyPrefix without a complete hash tag, a WithLease
 // or WithWatchdog out of bounds, ...) and a rueidis Sentinel client made with
 // ReplicaOnly, which sends every command to a replica, where no lock can be
-// taken, and a rueidis client made with ConnLifetime, which may run a lock's
-// call twice (see connLifetimeRefusal), are refused with ErrInvalidArgument. New sends nothing to Redis: a
+// taken, and a rueidis client made with ConnLifetime, which sends again a
+// call still unanswered when its connection reaches its lifetime, though
+// Redis may have run it (a lock or permit taken or given back twice), are
+// refused with ErrInvalidArgument. New sends nothing to Redis: a
 // server that cannot be reached shows at the first call.
 func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	if rc == nil {
