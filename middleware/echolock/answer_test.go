@@ -97,7 +97,7 @@ func pastEchoAfterLoss(env *mwtest.Env, t *testing.T, runs *atomic.Int64) echo.H
 func TestLockLostAfterAnswerPastEcho(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	var runs atomic.Int64
 	e := echo.New()
 	e.POST("/charges/:id", pastEchoAfterLoss(env, t, &runs),
@@ -114,7 +114,7 @@ func TestIdempotencyLockLostAfterAnswerPastEcho(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	var runs atomic.Int64
 	e := echo.New()
 	e.POST("/charges/:id", pastEchoAfterLoss(env, t, &runs),

@@ -44,7 +44,7 @@ func TestDeadlineDuringWaitRetryAfter(t *testing.T) {
 func TestLockLostRetryAfter(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	e := echo.New()
 	e.POST("/:id", func(c echo.Context) error {
 		env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+c.Param("id")).Key())

@@ -262,7 +262,7 @@ func TestRedisDown(t *testing.T) {
 func TestLockLost(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	e := echo.New()
 	lost := make(chan error, 2)
 	e.POST("/written/:id", func(c echo.Context) error {

@@ -34,7 +34,7 @@ func flushedThenLost(env *mwtest.Env, t *testing.T, runs *atomic.Int64) echo.Han
 func TestLockLostAfterFlushedHeaders(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	var runs atomic.Int64
 	e := echo.New()
 	e.GET("/events/:id", flushedThenLost(env, t, &runs),
@@ -51,7 +51,7 @@ func TestIdempotencyLockLostAfterFlushedHeaders(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	var runs atomic.Int64
 	e := echo.New()
 	e.POST("/events/:id", flushedThenLost(env, t, &runs),

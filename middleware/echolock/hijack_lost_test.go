@@ -22,7 +22,7 @@ import (
 func TestLockLostAfterHijack(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	got := make(chan error, 1)
 	e := echo.New()
 	e.GET("/ws/:id", func(c echo.Context) error {

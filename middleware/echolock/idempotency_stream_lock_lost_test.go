@@ -23,7 +23,7 @@ func TestIdempotencyBehindLockLostMidStream(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	var runs atomic.Int64
 	e := echo.New()
 	e.Use(echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks}))

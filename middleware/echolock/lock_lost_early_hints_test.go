@@ -20,7 +20,7 @@ import (
 func TestLockLostAfterEarlyHints(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	e := echo.New()
 	e.POST("/:id", func(c echo.Context) error {
 		c.Response().Header().Set("Link", "</style.css>; rel=preload; as=style")

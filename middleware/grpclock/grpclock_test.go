@@ -168,7 +168,7 @@ func TestUnaryWaitAllMethodsFailOpen(t *testing.T) {
 func TestUnaryLockLostAndPanic(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	causes := make(chan error, 1)
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {
 		id := field(r, "order_id").String()
@@ -285,7 +285,7 @@ func TestStream(t *testing.T) {
 func TestStreamLockLost(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	causes := make(chan error, 1)
 	s := &server{stream: func(st grpc.ServerStream) error {
 		req := dynamicpb.NewMessage(orderDesc)

@@ -71,7 +71,7 @@ func TestLockLostAfterWork(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {
 		n := runs.Add(1)

@@ -29,7 +29,7 @@ import (
 func TestIdempotencyStoredFailureLockLostAfter(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	store := env.Store(t)
 	var runs atomic.Int64
 	s := &server{unary: func(context.Context, string, *dynamicpb.Message) (proto.Message, error) {

@@ -34,7 +34,7 @@ func retryDelay(err error) time.Duration {
 func TestLostCarriesRetryInfo(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	store := env.Store(t, idempotency.WithClaimTTL(600*time.Millisecond))
 	s := &server{unary: func(ctx context.Context, method string, r *dynamicpb.Message) (proto.Message, error) {
 		if method == svc+"Pay" {

@@ -26,7 +26,7 @@ import (
 func TestStreamLossIgnoredByHandler(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	sendErr := make(chan error, 1)
 	s := &server{stream: func(st grpc.ServerStream) error {
 		req := dynamicpb.NewMessage(orderDesc)

@@ -38,7 +38,7 @@ func (s gatedPanicStream) SendMsg(any) error {
 func TestStreamPanicLetGoLoggedOnce(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	const id = "panic-let-go"
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))

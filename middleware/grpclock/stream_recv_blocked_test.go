@@ -57,7 +57,7 @@ func streamRecvReturnsOnLockLoss(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := mwtest.New(t)
-			locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+			locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 			const id = "recv-blocked"
 			type result struct {
 				err, again error

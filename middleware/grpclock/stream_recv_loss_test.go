@@ -25,7 +25,7 @@ import (
 func TestStreamRecvBlockedDuringLockLoss(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	ended := make(chan struct{})
 	recvErr := make(chan error, 1)
 	s := &server{stream: func(st grpc.ServerStream) error {

@@ -26,7 +26,7 @@ import (
 // parallel: no other test's stream sends while it counts those sends.)
 func TestStreamSendReturnsOnLockLoss(t *testing.T) {
 	env := mwtest.New(t)
-	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	locks := env.LockFunc(scriptlock.WithWatchdog(3*time.Second, 100*time.Millisecond))
 	const id = "send-blocked"
 	type result struct {
 		err, again error
