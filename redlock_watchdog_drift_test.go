@@ -83,13 +83,15 @@ func TestRedLockWatchdogWideDriftRenewed(t *testing.T) {
 	t.Parallel()
 	_, cs, _ := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
-	r := mustRedLock(t, "job", cs, WithWatchdog(time.Second, 200*time.Millisecond),
+	// A validity (1.8 s) that a loaded machine's renewal rounds, every
+	// 200 ms, each bounded by the 300 ms node timeout, keep up with.
+	r := mustRedLock(t, "job", cs, WithWatchdog(3*time.Second, 200*time.Millisecond),
 		WithClockDrift(0.4, 0), WithNodeTimeout(300*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second) // the validity at acquisition was 600ms
+	time.Sleep(5 * time.Second) // the validity at acquisition was 1.8 s
 	if lctx.Err() != nil {
 		t.Fatalf("renewed RedLock lost: %v", context.Cause(lctx))
 	}
