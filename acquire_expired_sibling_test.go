@@ -37,7 +37,7 @@ func TestExpiredGrantBesideSiblingReentryReturnsPromptly(t *testing.T) {
 		err  error
 	}
 	sib := make(chan result, 1)
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		switch calls.Add(1) {
 		case 1: // the first goroutine's fresh grant
 			go func() {
@@ -53,8 +53,8 @@ func TestExpiredGrantBesideSiblingReentryReturnsPromptly(t *testing.T) {
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
-	}
-	defer func() { c.grantHook = nil }()
+	})
+	defer func() { c.setGrantHook(nil) }()
 	start := time.Now()
 	_, err := m.Lock(rctx)
 	took := time.Since(start)
@@ -69,7 +69,7 @@ func TestExpiredGrantBesideSiblingReentryReturnsPromptly(t *testing.T) {
 		t.Fatal("the sibling's Lock did not return")
 	}
 	sibTook := time.Since(start)
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if r.err != nil {
 		t.Fatalf("sibling Lock: %v", r.err)
 	}

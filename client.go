@@ -52,8 +52,9 @@ type Client struct {
 	// tests using them run in parallel with the others.
 	//
 	// grantHook runs between an attempt the server granted and the grant's
-	// registration.
-	grantHook func()
+	// registration. Atomic: a test's goroutine sets it while acquisitions
+	// of the Client run.
+	grantHook atomic.Pointer[func()]
 	// leaseMarkHook runs once a call that sets a hold's lock expiry is
 	// marked, before it is sent.
 	leaseMarkHook func()

@@ -1332,8 +1332,8 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				remaining = a.remaining
 				return false, tryAgain{sleep: a.sleep, foreign: a.foreign}, nil
 			}
-			if c.grantHook != nil {
-				c.grantHook()
+			if hook := c.grantHook.Load(); hook != nil {
+				(*hook)()
 			}
 			// A grant no replica has, or that outlived ctx, is given back
 			// (below): as a re-entry, it must not move the owner's hold on.

@@ -99,9 +99,9 @@ func TestExtendDuringReentryShorterWins(t *testing.T) {
 		t.Fatal(err)
 	}
 	var eerr error
-	c.grantHook = func() { eerr = m.Extend(ctx, outer, short) }
+	c.setGrantHook(func() { eerr = m.Extend(ctx, outer, short) })
 	_, err = m.LockWithLease(outer, long)
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if err != nil || eerr != nil {
 		t.Fatalf("re-entry: %v; Extend: %v", err, eerr)
 	}

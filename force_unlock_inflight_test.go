@@ -20,11 +20,11 @@ func TestForceUnlockDuringGrantInFlight(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	var forced bool
 	var ferr error
-	c.grantHook = func() {
-		c.grantHook = nil
+	c.setGrantHook(func() {
+		c.setGrantHook(nil)
 		forced, ferr = m.ForceUnlock(ctx)
-	}
-	defer func() { c.grantHook = nil }()
+	})
+	defer func() { c.setGrantHook(nil) }()
 	lctx, err := m.Lock(ctx)
 	if ferr != nil || !forced {
 		t.Fatalf("ForceUnlock = %v, %v", forced, ferr)

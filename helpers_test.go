@@ -410,3 +410,12 @@ func acked(f func() error) error {
 	}
 	return err
 }
+
+// setGrantHook sets the Client's grantHook (nil: none).
+func (c *Client) setGrantHook(f func()) {
+	if f == nil {
+		c.grantHook.Store(nil)
+		return
+	}
+	c.grantHook.Store(&f)
+}

@@ -115,7 +115,7 @@ func TestLeanUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 		err  error
 	}
 	second := make(chan result, 1)
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		close(granted)
 		// Registered only once the undo's release has returned.
 		select {
@@ -123,8 +123,8 @@ func TestLeanUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Error("the undo made no release")
 		}
-	}
-	defer func() { c.grantHook = nil }()
+	})
+	defer func() { c.setGrantHook(nil) }()
 	rc.before = func() {
 		node.Do(t, "DEL", l.key) // the ended hold expires on the server
 		go func() {

@@ -48,11 +48,11 @@ func TestObserverUnlockDuringCloseReportedBeforeClose(t *testing.T) {
 	// An acquisition in flight, held between its grant and its
 	// registration, keeps Close from ending the holds.
 	granted, proceed := make(chan struct{}), make(chan struct{})
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		close(granted)
 		<-proceed
-	}
-	defer func() { c.grantHook = nil }()
+	})
+	defer func() { c.setGrantHook(nil) }()
 	locked := make(chan struct{})
 	go func() {
 		defer close(locked)

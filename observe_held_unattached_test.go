@@ -52,11 +52,11 @@ func TestObserverHeldOfHoldEndedBeforeAttach(t *testing.T) {
 	obs.ends = nil // warm's hold
 	obs.mu.Unlock()
 	ctx := &slowErrCtx{Context: testCtx(t, 30*time.Second), sleep: 400 * time.Millisecond}
-	c.grantHook = func() { ctx.armed.Store(true) }
-	defer func() { c.grantHook = nil }()
+	c.setGrantHook(func() { ctx.armed.Store(true) })
+	defer func() { c.setGrantHook(nil) }()
 	const lease = 50 * time.Millisecond
 	lctx, err := m.LockWithLease(ctx, lease)
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

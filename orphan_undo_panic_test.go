@@ -27,9 +27,9 @@ func TestOrphanUndoPanicUndoneLater(t *testing.T) {
 	if err := raw.Do(ctx, raw.B().Pexpire().Key(m.Key()).Milliseconds(time.Minute.Milliseconds()).Build()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	c.grantHook = func() { rc.left.Store(1) } // the orphan's undo panics
+	c.setGrantHook(func() { rc.left.Store(1) }) // the orphan's undo panics
 	p := panicked(func() { _, _ = m.Lock(WithOwner(ctx, "owner-x")) })
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if p == nil {
 		t.Fatal("Lock did not panic")
 	}

@@ -104,6 +104,31 @@ func leaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, 
 	if err == nil {
 		_ = r.Unlock(lctx)
 	}
+	// The pause is a second: on a loaded machine what follows can take
+	// longer, and node 2, asked again once it is over, would be checked.
+	// It is made to last the test.
+	// An INFO still in flight (its answer late on a loaded machine) would
+	// tell the run_id after all: waited for, and its answer dropped, as if
+	// it had been lost.
+	c := cs[2]
+	if !eventually(10*time.Second, func() bool {
+		c.runMu.Lock()
+		defer c.runMu.Unlock()
+		return len(c.runAsked) == 0
+	}) {
+		t.Fatal("node 2's INFO still in flight after 10 s")
+	}
+	c.runMu.Lock()
+	paused := len(c.runAsk)
+	for addr, p := range c.runAsk {
+		p.at = time.Now().Add(time.Minute)
+		c.runAsk[addr] = p
+	}
+	clear(c.runIDsOf)
+	c.runMu.Unlock()
+	if paused == 0 {
+		t.Fatal("node 2 not paused after its INFO went unanswered")
+	}
 }
 
 // wantUncheckedRefused checks that a TryLock of r (lctx, err) over the

@@ -24,7 +24,7 @@ func TestReentryBesideAbandonedLease(t *testing.T) {
 	octx := WithOwner(ctx, "job")
 	var once atomic.Bool
 	inner := make(chan error, 1)
-	p.c.grantHook = func() {
+	p.c.setGrantHook(func() {
 		if !once.CompareAndSwap(false, true) {
 			return
 		}
@@ -41,9 +41,9 @@ func TestReentryBesideAbandonedLease(t *testing.T) {
 			v, _ := p.node.Do(t, "HVALS", m.Key()).AsStrSlice()
 			return len(v) == 1 && v[0] == "2"
 		})
-	}
+	})
 	outer, err := m.LockWithLease(octx, time.Minute)
-	p.c.grantHook = nil
+	p.c.setGrantHook(nil)
 	if err != nil {
 		p.px.Thaw()
 		t.Fatal(err)

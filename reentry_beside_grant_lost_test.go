@@ -25,7 +25,7 @@ func TestWatchdogGrantBesideShortReentryReplyLost(t *testing.T) {
 	var once atomic.Bool
 	inner := make(chan error, 1)
 	var landed time.Time
-	p.c.grantHook = func() {
+	p.c.setGrantHook(func() {
 		if !once.CompareAndSwap(false, true) {
 			return
 		}
@@ -43,9 +43,9 @@ func TestWatchdogGrantBesideShortReentryReplyLost(t *testing.T) {
 			return len(v) == 1 && v[0] == "2"
 		})
 		landed = time.Now()
-	}
+	})
 	outer, err := m.Lock(octx)
-	p.c.grantHook = nil
+	p.c.setGrantHook(nil)
 	if err != nil {
 		p.px.Thaw()
 		t.Fatal(err)

@@ -29,9 +29,9 @@ func TestReentryEndedKeepsLease(t *testing.T) {
 	t.Cleanup(func() { _ = m.Unlock(lctx) })
 	rctx, cancel := context.WithCancel(lctx)
 	defer cancel()
-	c.grantHook = cancel // the re-entry's context ends as its grant is back
+	c.setGrantHook(cancel) // the re-entry's context ends as its grant is back
 	_, err = m.Lock(rctx)
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("re-entry whose context ended: %v, want context.Canceled", err)
 	}

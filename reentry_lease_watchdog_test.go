@@ -124,7 +124,7 @@ func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 		err  error
 	}
 	inner := make(chan result, 1)
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		if !once.CompareAndSwap(false, true) {
 			return
 		}
@@ -138,9 +138,9 @@ func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 			v, _ := node.Do(t, "HVALS", m.Key()).AsStrSlice()
 			return n == 1 && len(v) == 1 && v[0] == "2"
 		})
-	}
+	})
 	outer, err := m.Lock(octx)
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,15 +193,15 @@ func TestWatchdogHandOverBesideShorterLease(t *testing.T) {
 			}
 			var once atomic.Bool
 			var cerr error
-			c.grantHook = func() {
+			c.setGrantHook(func() {
 				if once.CompareAndSwap(false, true) {
 					// The watchdog re-entry ran on the server; the call
 					// runs after it, and is handled first.
 					cerr = tc.call(m, octx, outer)
 				}
-			}
+			})
 			_, err = m.Lock(octx)
-			c.grantHook = nil
+			c.setGrantHook(nil)
 			if err != nil || cerr != nil {
 				t.Fatalf("watchdog re-entry: %v; the call beside it: %v", err, cerr)
 			}

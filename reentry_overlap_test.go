@@ -32,7 +32,7 @@ func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
 	second := make(chan result, 1)
 	reentered, resume := make(chan struct{}), make(chan struct{})
 	var grants atomic.Int32
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		switch grants.Add(1) {
 		case 1: // the first grant, not registered yet: the second goroutine locks
 			go func() {
@@ -50,8 +50,8 @@ func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
 			case <-time.After(10 * time.Second):
 			}
 		}
-	}
-	defer func() { c.grantHook = nil }()
+	})
+	defer func() { c.setGrantHook(nil) }()
 	first, err := m.LockWithLease(octx, long)
 	if err != nil {
 		t.Fatal(err)
@@ -107,14 +107,14 @@ func TestReentryHandledAfterLaterRenewal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.c.grantHook = func() {
+	p.c.setGrantHook(func() {
 		// The re-entry ran on the server; the second renewal from now was
 		// sent after it.
 		from := rc.n.Load()
 		eventually(3*time.Second, func() bool { return rc.n.Load() >= from+2 })
-	}
+	})
 	inner, err := m.LockWithLease(outer, 10*time.Second)
-	p.c.grantHook = nil
+	p.c.setGrantHook(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +154,9 @@ func TestRWMutexShorterReentryBesideExtendKeepsHold(t *testing.T) {
 				t.Fatal(err)
 			}
 			var eerr error
-			c.grantHook = func() { eerr = rw.Extend(ctx, outer, long) }
+			c.setGrantHook(func() { eerr = rw.Extend(ctx, outer, long) })
 			_, err = lockWithLease(outer, short)
-			c.grantHook = nil
+			c.setGrantHook(nil)
 			if err != nil || eerr != nil {
 				t.Fatalf("re-entry: %v; Extend: %v", err, eerr)
 			}

@@ -33,18 +33,18 @@ func TestConcurrentUndosDuringCloseReleaseOnce(t *testing.T) {
 	}
 	// An acquisition in flight that Close waits for.
 	granted, proceed := make(chan struct{}), make(chan struct{})
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		close(granted)
 		<-proceed
-	}
-	defer func() { c.grantHook = nil }()
+	})
+	defer func() { c.setGrantHook(nil) }()
 	acquired := make(chan struct{})
 	go func() {
 		defer close(acquired)
 		_, _ = busy.Lock(ctx)
 	}()
 	<-granted
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	closed := make(chan struct{})
 	go func() {
 		defer close(closed)

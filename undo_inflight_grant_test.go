@@ -48,10 +48,10 @@ func TestUndoSparesGrantDuringItsRead(t *testing.T) {
 	p := &readHook{Mutex: m, before: func() {
 		// A Lock of the owner starts after the undo looked for the owner's
 		// acquisitions in flight, and is granted before the read.
-		c.grantHook = func() {
+		c.setGrantHook(func() {
 			close(granted)
 			<-proceed
-		}
+		})
 		go func() {
 			defer close(done)
 			lctx, lerr = m.Lock(owner)
@@ -70,7 +70,7 @@ func TestUndoSparesGrantDuringItsRead(t *testing.T) {
 	}
 	close(proceed)
 	<-done
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if lerr != nil {
 		t.Fatalf("Lock: %v", lerr)
 	}

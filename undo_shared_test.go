@@ -24,7 +24,7 @@ func TestUndoSparesSharedOwnersUnregisteredGrant(t *testing.T) {
 	_, field, _ := c.owner(octx, m)
 
 	undone := make(chan error, 1)
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		// As the undo of another attempt of owner x would run in the
 		// background: the server has granted this one, the Client does not
 		// know of it yet.
@@ -38,9 +38,9 @@ func TestUndoSparesSharedOwnersUnregisteredGrant(t *testing.T) {
 			undone <- err
 		case <-time.After(500 * time.Millisecond):
 		}
-	}
+	})
 	lctx, err := m.Lock(octx)
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

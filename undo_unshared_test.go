@@ -86,7 +86,7 @@ func TestUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 		err  error
 	}
 	second := make(chan result, 1)
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		close(granted)
 		// Registered once the undo's release has returned; an undo that
 		// finds the owner's acquisition in flight after its read waits for
@@ -95,8 +95,8 @@ func TestUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 		case <-released:
 		case <-time.After(500 * time.Millisecond):
 		}
-	}
-	defer func() { c.grantHook = nil }()
+	})
+	defer func() { c.setGrantHook(nil) }()
 	rc.before = func() {
 		// The ended hold is gone on the server; the owner locks again.
 		if !eventually(3*time.Second, func() bool { return !key(m) }) {

@@ -34,16 +34,16 @@ func TestUnlockWhileOwnersLockInFlight(t *testing.T) {
 			}
 			ctx := WithOwner(testCtx(t, 20*time.Second), "job-4")
 			unlocked := make(chan error, 1)
-			c.grantHook = func() {
-				c.grantHook = nil
+			c.setGrantHook(func() {
+				c.setGrantHook(nil)
 				go func() { unlocked <- mine.Unlock(ctx) }()
 				select {
 				case <-unlocked:
 					unlocked <- nil
 				case <-time.After(300 * time.Millisecond):
 				}
-			}
-			defer func() { c.grantHook = nil }()
+			})
+			defer func() { c.setGrantHook(nil) }()
 			lctx, err := mine.Lock(ctx)
 			if err != nil {
 				t.Fatal(err)

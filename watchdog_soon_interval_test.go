@@ -30,15 +30,15 @@ func TestWatchdogSoonKeepsHandOverInterval(t *testing.T) {
 	}
 	var once atomic.Bool
 	var cerr error
-	c.grantHook = func() {
+	c.setGrantHook(func() {
 		if once.CompareAndSwap(false, true) {
 			// The watchdog re-entry ran on the server; the Extend runs
 			// after it, and is handled first.
 			cerr = a.Extend(octx, outer, 300*time.Millisecond)
 		}
-	}
+	})
 	inner, err := b.Lock(octx)
-	c.grantHook = nil
+	c.setGrantHook(nil)
 	if err != nil || cerr != nil {
 		t.Fatalf("watchdog re-entry: %v; Extend beside it: %v", err, cerr)
 	}
