@@ -57,13 +57,13 @@ type Client struct {
 	grantHook atomic.Pointer[func()]
 	// leaseMarkHook runs once a call that sets a hold's lock expiry is
 	// marked, before it is sent.
-	leaseMarkHook func()
+	leaseMarkHook atomic.Pointer[func()]
 	// testHookForced runs in forced between taking the holds out of the
 	// registry and ending them.
 	testHookForced func()
 	// testHookAttempt runs in waitOn before each attempt of a subscribed
 	// waiter and after it (after), with the wait's context.
-	testHookAttempt func(ctx context.Context, after bool)
+	testHookAttempt atomic.Pointer[func(ctx context.Context, after bool)]
 	// testHookFallback runs in waitOn when a subscribed waiter's fallback
 	// timer fires, before the wait reads what happened meanwhile.
 	testHookFallback func(ctx context.Context)

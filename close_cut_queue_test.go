@@ -28,7 +28,7 @@ func TestCloseCutAttemptLeavesQueue(t *testing.T) {
 		// until unpaused, while it still answers INFO.
 		paused := make(chan struct{})
 		var once sync.Once
-		c.testHookAttempt = func(_ context.Context, after bool) {
+		c.setAttemptHook(func(_ context.Context, after bool) {
 			if !after {
 				// The wait's first attempt after subscribing: the
 				// server answers it only after the pause.
@@ -39,7 +39,7 @@ func TestCloseCutAttemptLeavesQueue(t *testing.T) {
 					close(paused)
 				})
 			}
-		}
+		})
 		t.Cleanup(func() { node.Do(t, "CLIENT", "UNPAUSE") })
 		res := make(chan error, 1)
 		go func() {

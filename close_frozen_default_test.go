@@ -58,7 +58,7 @@ func closeEndsFrozenWaits(t *testing.T, opts ...func(*rueidis.ClientOption)) {
 	var mu sync.Mutex
 	paused := false
 	started, attempted := map[string]bool{}, map[string]bool{}
-	c.testHookAttempt = func(ctx context.Context, after bool) {
+	c.setAttemptHook(func(ctx context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if name, ok := ctx.Value(waitNameKey{}).(string); ok && !after {
@@ -67,7 +67,7 @@ func closeEndsFrozenWaits(t *testing.T, opts ...func(*rueidis.ClientOption)) {
 				attempted[name] = true
 			}
 		}
-	}
+	})
 	// Not by clearing the hook: waits a failed check leaves running call it.
 	defer func() { mu.Lock(); paused = false; mu.Unlock() }()
 	for _, wk := range waitKinds {

@@ -56,14 +56,14 @@ func TestCloseEndsWaitOnFrozenServer(t *testing.T) {
 	var mu sync.Mutex
 	paused := false
 	attempted := map[string]bool{} // waits with an attempt made since the pause
-	c.testHookAttempt = func(ctx context.Context, after bool) {
+	c.setAttemptHook(func(ctx context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if name, ok := ctx.Value(waitNameKey{}).(string); ok && paused && !after {
 			attempted[name] = true
 		}
-	}
-	defer func() { c.testHookAttempt = nil }()
+	})
+	defer func() { c.setAttemptHook(nil) }()
 	res := make(map[string]chan error)
 	for name, w := range waits {
 		ch := make(chan error, 1)

@@ -62,7 +62,7 @@ type waitsInFlight struct {
 func startWaitsInFlight(ctx context.Context, t *testing.T, h, c *Client, prefix string) *waitsInFlight {
 	t.Helper()
 	w := &waitsInFlight{settled: map[string]bool{}, inFlight: map[string]bool{}, res: map[string]chan error{}}
-	c.testHookAttempt = func(ctx context.Context, after bool) {
+	c.setAttemptHook(func(ctx context.Context, after bool) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		name, ok := ctx.Value(waitNameKey{}).(string)
@@ -73,8 +73,8 @@ func startWaitsInFlight(ctx context.Context, t *testing.T, h, c *Client, prefix 
 		case w.settled[name]:
 			w.inFlight[name] = true
 		}
-	}
-	t.Cleanup(func() { c.testHookAttempt = nil })
+	})
+	t.Cleanup(func() { c.setAttemptHook(nil) })
 	for _, wk := range waitKinds {
 		if wk.name == "CountDownLatch" {
 			continue // a read: rueidis makes it again on a broken connection

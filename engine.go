@@ -1843,8 +1843,8 @@ func (c *Client) leaseCallKeeping(h *hold, at time.Time, keeps bool) *leaseMark 
 	if !at.IsZero() {
 		c.armEarlier(h, at)
 	}
-	if c.leaseMarkHook != nil {
-		c.leaseMarkHook()
+	if hook := c.leaseMarkHook.Load(); hook != nil {
+		(*hook)()
 	}
 	return m
 }

@@ -57,12 +57,12 @@ func TestExtendShorterBesideRenewalSlowLink(t *testing.T) {
 	var armed, sendArmed atomic.Bool
 	marked, gate := make(chan struct{}), make(chan struct{})
 	sent := make(chan struct{})
-	c.leaseMarkHook = func() {
+	c.setLeaseMarkHook(func() {
 		if armed.CompareAndSwap(true, false) {
 			close(marked)
 			<-gate
 		}
-	}
+	})
 	c.wd.sendHook = func() {
 		if sendArmed.CompareAndSwap(true, false) {
 			close(sent)

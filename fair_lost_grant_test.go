@@ -40,7 +40,7 @@ func testFairLostGrant(t *testing.T, redisson bool, opts ...Option) {
 	rc := node.Client(t)
 	var armed atomic.Bool
 	frozen := make(chan struct{})
-	p.c.testHookAttempt = func(ctx context.Context, after bool) {
+	p.c.setAttemptHook(func(ctx context.Context, after bool) {
 		if after || ownerIn(ctx) != "w" || !armed.Load() {
 			return
 		}
@@ -51,8 +51,8 @@ func testFairLostGrant(t *testing.T, redisson bool, opts ...Option) {
 			p.px.FreezeReplies()
 			close(frozen)
 		}
-	}
-	t.Cleanup(func() { p.c.testHookAttempt = nil })
+	})
+	t.Cleanup(func() { p.c.setAttemptHook(nil) })
 	order := make(chan string, 2)
 	lockThen := func(f *FairMutex, owner string) {
 		lctx, err := f.Lock(WithOwner(ctx, owner))

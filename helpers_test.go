@@ -419,3 +419,21 @@ func (c *Client) setGrantHook(f func()) {
 	}
 	c.grantHook.Store(&f)
 }
+
+// setLeaseMarkHook sets the Client's leaseMarkHook (nil: none).
+func (c *Client) setLeaseMarkHook(f func()) {
+	if f == nil {
+		c.leaseMarkHook.Store(nil)
+		return
+	}
+	c.leaseMarkHook.Store(&f)
+}
+
+// setAttemptHook sets the Client's testHookAttempt (nil: none).
+func (c *Client) setAttemptHook(f func(ctx context.Context, after bool)) {
+	if f == nil {
+		c.testHookAttempt.Store(nil)
+		return
+	}
+	c.testHookAttempt.Store(&f)
+}

@@ -34,12 +34,12 @@ func TestCloseEndsAwaitOnFrozenServer(t *testing.T) {
 	l := mustLatch(t, c, "l")
 	var mu sync.Mutex
 	paused, attempted := false, false
-	c.testHookAttempt = func(_ context.Context, after bool) {
+	c.setAttemptHook(func(_ context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		attempted = attempted || (paused && !after)
-	}
-	defer func() { c.testHookAttempt = nil }()
+	})
+	defer func() { c.setAttemptHook(nil) }()
 	res := make(chan error, 1)
 	go func() { res <- l.Await(ctx) }()
 	time.Sleep(300 * time.Millisecond) // the wait sleeps until its next read

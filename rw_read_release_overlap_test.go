@@ -40,7 +40,7 @@ func TestReadReleasesBesideRenewalsOverlap(t *testing.T) {
 	var marks atomic.Int32
 	var second error
 	var over atomic.Int64 // how far the loss deadline was past the first key's expiry
-	c.leaseMarkHook = func() {
+	c.setLeaseMarkHook(func() {
 		if marks.Add(1) != 1 {
 			return
 		}
@@ -55,10 +55,10 @@ func TestReadReleasesBesideRenewalsOverlap(t *testing.T) {
 		}
 		left := time.Until(monoTime(h.lossAt.Load()))
 		over.Store(int64(left - time.Duration(pttl)*time.Millisecond))
-	}
-	defer func() { c.leaseMarkHook = nil }()
+	})
+	defer func() { c.setLeaseMarkHook(nil) }()
 	err = rw.RUnlock(r2)
-	c.leaseMarkHook = nil
+	c.setLeaseMarkHook(nil)
 	if err != nil || second != nil {
 		t.Fatal(err, second)
 	}

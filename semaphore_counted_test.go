@@ -106,14 +106,14 @@ func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
 	defer x.giveUp()
 	var armed atomic.Bool
 	entered := make(chan struct{}, 1)
-	c.testHookAttempt = func(ctx context.Context, after bool) {
+	c.setAttemptHook(func(ctx context.Context, after bool) {
 		if after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
 			return
 		}
 		entered <- struct{}{}
 		x.hold() // the attempt is on its way when its caller gives up
-	}
-	t.Cleanup(func() { c.testHookAttempt = nil })
+	})
+	t.Cleanup(func() { c.setAttemptHook(nil) })
 	got := make(chan time.Time, 2)
 	base := acquireCalls(t, node)
 	xdone := make(chan error, 1)
@@ -258,14 +258,14 @@ func TestSemaphoreSmallWaiterInFlightGetsPassedWake(t *testing.T) {
 	s := mustSem(t, c, "in-flight")
 	var armed atomic.Bool
 	refused, resume := make(chan struct{}, 1), make(chan struct{})
-	c.testHookAttempt = func(ctx context.Context, after bool) {
+	c.setAttemptHook(func(ctx context.Context, after bool) {
 		if !after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
 			return
 		}
 		refused <- struct{}{}
 		<-resume
-	}
-	t.Cleanup(func() { c.testHookAttempt = nil })
+	})
+	t.Cleanup(func() { c.setAttemptHook(nil) })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() }) // before the hook goes
@@ -351,14 +351,14 @@ func TestSemaphoreWokenWaiterGivingUpPassesWake(t *testing.T) {
 	defer x.giveUp()
 	var armed atomic.Bool
 	entered := make(chan struct{}, 1)
-	c.testHookAttempt = func(ctx context.Context, after bool) {
+	c.setAttemptHook(func(ctx context.Context, after bool) {
 		if after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
 			return
 		}
 		entered <- struct{}{}
 		x.hold()
-	}
-	t.Cleanup(func() { c.testHookAttempt = nil })
+	})
+	t.Cleanup(func() { c.setAttemptHook(nil) })
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() }) // before the hook goes
 	base := acquireCalls(t, node)

@@ -309,12 +309,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if polite {
 			politeAt = time.Now()
 		}
-		if c.testHookAttempt != nil && w != nil {
-			c.testHookAttempt(ctx, false)
+		if hook := c.testHookAttempt.Load(); hook != nil && w != nil {
+			(*hook)(ctx, false)
 		}
 		done, next, err := try(cut.next(c, actx), since, polite)
-		if c.testHookAttempt != nil && w != nil {
-			c.testHookAttempt(ctx, true)
+		if hook := c.testHookAttempt.Load(); hook != nil && w != nil {
+			(*hook)(ctx, true)
 		}
 		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue // as it was: nothing ran
