@@ -259,7 +259,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("the rueidis client sends every command to a replica (Sentinel with ReplicaOnly), which refuses every write with READONLY: no lock can be taken through it; use a client of the primary (SendToReplicas sends reads alone to replicas)"))
 	}
 	if rueidisopt.ReplaysWrittenCalls(rc) {
-		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("%s", connLifetimeRefusal))
+		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("%s, and a lock or permit taken or given back twice breaks the lock's guarantees; give scriptlock a rueidis client without ConnLifetime", rueidisopt.Why))
 	}
 	cfg := defaultConfig()
 	cfg.apply(opts)
@@ -310,13 +310,6 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	}()
 	return c, nil
 }
-
-// connLifetimeRefusal says why New refuses a rueidis client made with
-// ConnLifetime (rueidisopt.ReplaysWrittenCalls): an acquisition run twice
-// counts a hold or takes a permit nobody knows of, a release run twice gives
-// back a permit twice (a semaphore then admits more holders than it has
-// permits) or reports a lock it released as not held.
-const connLifetimeRefusal = "the rueidis client has ConnLifetime: when a connection reaches its lifetime while its replies are a second or more behind (a slow or stalled server), rueidis sends the calls still unanswered again on a new connection though Redis may have run them, and a lock or permit taken or given back twice breaks the lock's guarantees; give scriptlock a rueidis client without ConnLifetime"
 
 // replicaOnly reports a rueidis Sentinel client made with ReplicaOnly: it
 // sends every command to a replica, which answers every write with

@@ -3,9 +3,11 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -411,29 +413,18 @@ func acked(f func() error) error {
 	return err
 }
 
-// setGrantHook sets the Client's grantHook (nil: none).
-func (c *Client) setGrantHook(f func()) {
-	if f == nil {
-		c.grantHook.Store(nil)
+// setHook stores f in p, or nothing for a nil f: the Client's test hooks
+// are read while its goroutines run.
+func setHook[F any](p *atomic.Pointer[F], f F) {
+	if reflect.ValueOf(&f).Elem().IsNil() {
+		p.Store(nil)
 		return
 	}
-	c.grantHook.Store(&f)
+	p.Store(&f)
 }
 
-// setLeaseMarkHook sets the Client's leaseMarkHook (nil: none).
-func (c *Client) setLeaseMarkHook(f func()) {
-	if f == nil {
-		c.leaseMarkHook.Store(nil)
-		return
-	}
-	c.leaseMarkHook.Store(&f)
-}
-
-// setAttemptHook sets the Client's testHookAttempt (nil: none).
+func (c *Client) setGrantHook(f func())     { setHook(&c.grantHook, f) }
+func (c *Client) setLeaseMarkHook(f func()) { setHook(&c.leaseMarkHook, f) }
 func (c *Client) setAttemptHook(f func(ctx context.Context, after bool)) {
-	if f == nil {
-		c.testHookAttempt.Store(nil)
-		return
-	}
-	c.testHookAttempt.Store(&f)
+	setHook(&c.testHookAttempt, f)
 }

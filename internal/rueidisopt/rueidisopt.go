@@ -36,3 +36,7 @@ func ReplaysWrittenCalls(rc rueidis.Client) bool {
 	f := v.FieldByName("hasLftm")
 	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
 }
+
+// Why is what a refusal of a client ReplaysWrittenCalls reports tells its
+// user, before what the refusing package needs instead.
+const Why = "the rueidis client has ConnLifetime: when a connection reaches its lifetime while its replies are a second or more behind (a slow or stalled server), rueidis sends the calls still unanswered again on a new connection though Redis may have run them"

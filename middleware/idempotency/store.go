@@ -194,7 +194,7 @@ func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 	case rueidisopt.ReplaysWrittenCalls(c):
 		// The store's scripts (a reservation, a completion, a claim's
 		// release) each take one call to run once.
-		return nil, fmt.Errorf("idempotency: %w: the rueidis client has ConnLifetime: when a connection reaches its lifetime while its replies are a second or more behind (a slow or stalled server), rueidis sends the calls still unanswered again on a new connection though Redis may have run them; give the store a rueidis client without ConnLifetime", ErrReplayingClient)
+		return nil, fmt.Errorf("idempotency: %w: %s; give the store a rueidis client without ConnLifetime", ErrReplayingClient, rueidisopt.Why)
 	case s.maxRetries < 0:
 		return nil, fmt.Errorf("idempotency: max background retries %d is negative", s.maxRetries)
 	case s.timeout <= 0:
