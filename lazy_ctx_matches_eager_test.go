@@ -46,10 +46,10 @@ func ctxStory(lk interface {
 	defer cancel(nil)
 	if strings.Contains(seq, "T") {
 		var stop context.CancelFunc
-		ctx, stop = context.WithTimeout(ctx, 400*time.Millisecond)
+		ctx, stop = context.WithTimeout(ctx, 600*time.Millisecond)
 		defer stop()
 	}
-	lctx, err := lk.LockWithLease(ctx, 900*time.Millisecond)
+	lctx, err := lk.LockWithLease(ctx, 2*time.Second)
 	if err != nil {
 		return "", err
 	}
@@ -63,9 +63,11 @@ func ctxStory(lk interface {
 		case 'B':
 			_ = lk.Unlock(lctx)
 		case 'C':
-			time.Sleep(1300 * time.Millisecond)
+			time.Sleep(2600 * time.Millisecond)
 		case 'T':
-			time.Sleep(600 * time.Millisecond)
+			// At least 600 ms past the deadline, which a loaded machine's
+			// timers carry to the lock context in, and well inside the lease.
+			time.Sleep(1200 * time.Millisecond)
 		case 'D':
 			out = append(out, "Err="+ctxEnd(lctx.Err()))
 		case 'E':
@@ -82,7 +84,7 @@ func ctxStory(lk interface {
 			kids = append(kids, k)
 		}
 	}
-	time.Sleep(50 * time.Millisecond) // a derived context's end may be carried late
+	time.Sleep(300 * time.Millisecond) // a derived context's end may be carried late
 	out = append(out, "end Err="+ctxEnd(lctx.Err())+" Cause="+ctxEnd(context.Cause(lctx)))
 	for i, k := range kids {
 		out = append(out, fmt.Sprintf("derived%d=%s", i, ctxEnd(context.Cause(k))))
