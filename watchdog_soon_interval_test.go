@@ -14,14 +14,15 @@ import (
 // with a shorter watchdog lease: the hold keeps the re-entry's watchdog
 // lease, and must be renewed at that handle's interval, also when an Extend
 // beside the hand-over has the watchdog renew it at once. Renewed at the
-// first handle's interval (10 s), the 3 s lease ran out between renewals.
+// first handle's interval (10 s), the 6 s lease ran out between renewals;
+// renewed every 500 ms, it outlasts a loaded machine's late renewals.
 func TestWatchdogSoonKeepsHandOverInterval(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
 	a := mustMutex(t, c, "wd-soon-interval")
-	b := mustMutex(t, c, "wd-soon-interval", WithWatchdog(3*time.Second, 0))
+	b := mustMutex(t, c, "wd-soon-interval", WithWatchdog(6*time.Second, 500*time.Millisecond))
 	warmShared(t, a)
 	octx := WithOwner(ctx, "job")
 	outer, err := a.LockWithLease(octx, 10*time.Second)
@@ -42,7 +43,7 @@ func TestWatchdogSoonKeepsHandOverInterval(t *testing.T) {
 	if err != nil || cerr != nil {
 		t.Fatalf("watchdog re-entry: %v; Extend beside it: %v", err, cerr)
 	}
-	time.Sleep(5 * time.Second) // past the 3 s lease, well before a 10 s interval
+	time.Sleep(8 * time.Second) // past the 6 s lease, well before a 10 s interval
 	if err := context.Cause(outer); err != nil {
 		t.Errorf("the hold the watchdog renews ended: %v", err)
 	}
