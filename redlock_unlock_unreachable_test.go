@@ -40,15 +40,17 @@ func TestRedLockUnlockUnreachableNotNotHeld(t *testing.T) {
 // WithReleaseTimeout given to NewRedLock sets that bound instead.
 func TestRedLockUnlockBoundedByNodeTimeout(t *testing.T) {
 	t.Parallel()
-	_, cs, pxs := proxiedNodes(t, 3, WithReleaseTimeout(5*time.Second))
-	ctx := testCtx(t, 30*time.Second)
+	_, cs, pxs := proxiedNodes(t, 3, WithReleaseTimeout(10*time.Second))
+	ctx := testCtx(t, 60*time.Second)
 	for _, c := range []struct {
 		name     string
 		opts     []RedLockOption
 		min, max time.Duration
 	}{
-		{"node timeout", []RedLockOption{WithNodeTimeout(200 * time.Millisecond)}, 150 * time.Millisecond, 2 * time.Second},
-		{"release timeout", []RedLockOption{WithNodeTimeout(200 * time.Millisecond), WithReleaseTimeout(time.Second)}, 900 * time.Millisecond, 3 * time.Second},
+		// A node timeout of a second, which a loaded machine's Lock meets,
+		// and bounds far enough apart to tell which timeout ended the wait.
+		{"node timeout", []RedLockOption{WithNodeTimeout(time.Second)}, 900 * time.Millisecond, 5 * time.Second},
+		{"release timeout", []RedLockOption{WithNodeTimeout(time.Second), WithReleaseTimeout(3 * time.Second)}, 2900 * time.Millisecond, 7 * time.Second},
 	} {
 		r := mustRedLock(t, "bounded:"+c.name, cs, append([]RedLockOption{WithLease(10 * time.Second)}, c.opts...)...)
 		lctx := lockEveryNode(t, ctx, r) // node 0's release is the one timed
