@@ -22,7 +22,7 @@ func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
-	r, err := NewRedLock("restarted", cs)
+	r, err := NewRedLock("restarted", cs, roomyNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestRedLockRunIDKeptForAWhile(t *testing.T) {
 	const keep = 200 * time.Millisecond
 	cs[0].runKeep = keep
 	ctx := testCtx(t, 20*time.Second)
-	r, err := NewRedLock("kept", cs)
+	r, err := NewRedLock("kept", cs, roomyNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
