@@ -17,7 +17,9 @@ func TestReentrantRUnlockSlowReplyShortensLoss(t *testing.T) {
 	rw := mustRW(t, p.c, "runlock-slow-reply")
 	orw := mustRW(t, newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix)), "runlock-slow-reply")
 	ctx := testCtx(t, 20*time.Second)
-	const short = 300 * time.Millisecond
+	// Long enough for the re-entry below on a loaded machine (a re-entry
+	// made once it ran out finds the owner's context ended).
+	const short = time.Second
 	// The scripts loaded: the first re-entrant RUnlock is answered. Leases
 	// a loaded machine's first calls (a dial, the scripts' loads) do not
 	// outlast: the re-entry needs the first hold alive.
@@ -46,7 +48,7 @@ func TestReentrantRUnlockSlowReplyShortensLoss(t *testing.T) {
 	p.px.FreezeReplies()
 	done := make(chan error, 1)
 	go func() { done <- rw.RUnlock(in) }()
-	time.Sleep(short + 300*time.Millisecond)
+	time.Sleep(short + 600*time.Millisecond)
 	octx, oerr := orw.TryLock(testCtx(t, 5*time.Second), 0)
 	alive := o.Err() == nil
 	p.px.Thaw()
