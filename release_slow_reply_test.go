@@ -21,13 +21,16 @@ func TestReentrantUnlockSlowReplyShortensLoss(t *testing.T) {
 			l := lc.make(t, p.c, "unlock-slow-reply")
 			other := lc.make(t, newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix)), "unlock-slow-reply")
 			ctx := testCtx(t, 20*time.Second)
-			const short = 300 * time.Millisecond
+			// Long enough for the re-entry below on a loaded machine (a
+			// re-entry made once it ran out finds the owner's context ended).
+			const short = time.Second
 			// The scripts loaded: the first re-entrant Unlock is answered.
-			w, err := lc.withLease(l, ctx, time.Second)
+			// Leases a loaded machine's first calls do not outlast.
+			w, err := lc.withLease(l, ctx, 10*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
-			w2, err := lc.withLease(l, w, time.Second)
+			w2, err := lc.withLease(l, w, 10*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +51,7 @@ func TestReentrantUnlockSlowReplyShortensLoss(t *testing.T) {
 			p.px.FreezeReplies()
 			done := make(chan error, 1)
 			go func() { done <- l.Unlock(in) }()
-			time.Sleep(short + 300*time.Millisecond)
+			time.Sleep(short + 600*time.Millisecond)
 			octx, oerr := other.TryLock(testCtx(t, 5*time.Second), 0)
 			alive := o.Err() == nil
 			p.px.Thaw()
