@@ -23,7 +23,7 @@ import (
 const (
 	foWatchdogLease = 3 * time.Second
 	foWatchdogEvery = time.Second
-	foGuardTimeout  = 500 * time.Millisecond
+	foGuardTimeout  = 1500 * time.Millisecond // replicas behind proxies on a loaded machine
 	// lossSlack is what a loaded 2-core machine may add to the contract's
 	// bound (a holder whose lock is gone learns it within one lease).
 	lossSlack = 3 * time.Second

@@ -238,8 +238,11 @@ func TestIdempotencyBudgetPerCaller(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	const budget, body = 8 << 10, 1 << 10
+	// A TTL the requests below fit in on a loaded machine: records expiring
+	// while alice fills her budget would let her store more.
+	const ttl = 10 * time.Second
 	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
-		idempotency.WithMaxBytesPerScope(budget), idempotency.WithTTL(3*time.Second))
+		idempotency.WithMaxBytesPerScope(budget), idempotency.WithTTL(ttl))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +276,7 @@ func TestIdempotencyBudgetPerCaller(t *testing.T) {
 	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "a0", "Authorization", "Bearer alice"); r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
 		t.Errorf("alice's replay while over budget: %d", r.code)
 	}
-	time.Sleep(3500 * time.Millisecond) // the records' TTL
+	time.Sleep(ttl + 500*time.Millisecond) // the records' TTL
 	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "a-later", "Authorization", "Bearer alice"); r.code != http.StatusCreated {
 		t.Errorf("alice after her records expired: %d %s", r.code, r.body)
 	}
