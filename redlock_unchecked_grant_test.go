@@ -104,6 +104,23 @@ func leaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, 
 	if err == nil {
 		_ = r.Unlock(lctx)
 	}
+	// A grant that Unlock (200 ms a node) or the attempt's undo has not yet
+	// given back on a loaded machine would hold its node for the lease, and
+	// refuse the test's own Locks there: waited for, Unlock asked again.
+	if !eventually(10*time.Second, func() bool {
+		for i, m := range r.nodes {
+			n, err := cs[i].rc.Do(ctx, cs[i].rc.B().Exists().Key(m.Key()).Build()).AsInt64()
+			if err != nil || n != 0 {
+				if lctx != nil {
+					_ = r.Unlock(lctx)
+				}
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatal("the first TryLock's grants still held after 10 s")
+	}
 	// The pause is a second: on a loaded machine what follows can take
 	// longer, and node 2, asked again once it is over, would be checked.
 	// It is made to last the test.
