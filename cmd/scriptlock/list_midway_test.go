@@ -60,9 +60,11 @@ func TestListPrimaryFailsMidScan(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { afterScanPage.Delete(prefix) })
-	r := cli(ctx, d, "", "list", "--json", "--limit", "1000", "--timeout", "2s", "--key-prefix", prefix)
+	// A timeout a loaded machine's pages of 1000 keys meet (at 2 s the
+	// first one did not); the killed primary refuses at once.
+	r := cli(ctx, d, "", "list", "--json", "--limit", "1000", "--timeout", "10s", "--key-prefix", prefix)
 	if pages < 2 {
-		t.Fatalf("the primary's SCAN took %d pages, want 2 or more", pages)
+		t.Fatalf("the primary's SCAN took %d pages, want 2 or more\n%s", pages, r.errOut)
 	}
 	if r.code != exitPartial || !strings.Contains(r.errOut, mid.Addr) {
 		t.Fatalf("list with primary %s failing mid-way: exit %d, want %d naming it\n%s", mid.Addr, r.code, exitPartial, r.errOut)
