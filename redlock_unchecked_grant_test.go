@@ -97,6 +97,24 @@ func oneServerTwiceClients(t *testing.T) ([]*redistest.Node, *netproxy.Proxy, []
 // within the pause; the RedLocks that follow have mustRedLock's roomy one.
 func leaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, cs []*Client) {
 	t.Helper()
+	// On a loaded machine the INFO can still be answered: sent late, it
+	// reaches the thawed proxy within its node timeout, and node 2's run_id
+	// is known. That attempt leaves nothing paused, and is made again.
+	for try := 1; ; try++ {
+		if tryLeaveNode2Unchecked(t, ctx, px, cs) {
+			return
+		}
+		if try == 5 {
+			t.Fatalf("node 2 not paused after %d TryLocks with its proxy frozen: its INFO was answered each time", try)
+		}
+		t.Logf("node 2's INFO answered after the proxy thawed (try %d): again", try)
+	}
+}
+
+// tryLeaveNode2Unchecked is one try of leaveNode2Unchecked: whether node 2
+// was left paused (else its run_id, told, is forgotten).
+func tryLeaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, cs []*Client) bool {
+	t.Helper()
 	px.Freeze()
 	r := mustRedLock(t, "unchecked", cs, WithNodeTimeout(200*time.Millisecond))
 	lctx, err := r.TryLock(ctx, 0)
@@ -143,9 +161,7 @@ func leaveNode2Unchecked(t *testing.T, ctx context.Context, px *netproxy.Proxy, 
 	}
 	clear(c.runIDsOf)
 	c.runMu.Unlock()
-	if paused == 0 {
-		t.Fatal("node 2 not paused after its INFO went unanswered")
-	}
+	return paused > 0
 }
 
 // wantUncheckedRefused checks that a TryLock of r (lctx, err) over the
