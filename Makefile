@@ -16,7 +16,7 @@ bench_server  = $(word 2,$(subst :, ,$(BENCH_CPUS)))
 bench_txt     = $(if $(BENCH_CPUS),bench-pinned.txt,bench.txt)
 bench_png     = $(if $(BENCH_CPUS),chart-pinned.png,chart.png)
 
-.PHONY: all help generate check-generated lint test test-go1.27 bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
+.PHONY: all help generate check-generated lint test prebuild test-go1.27 build-go1.27 bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
 
 all: generate lint test
 
@@ -92,16 +92,28 @@ ROOT_PKG = $(shell $(GO) list .)
 
 ## test: all tests against real redis-server processes started by the tests
 test: deps
-	$(GO) test -race $(BUILD_FIRST) ./... >/dev/null
+	$(GO) test -race $(BUILD_FIRST) . >/dev/null
 	@rc=0; \
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) ."; \
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) . || rc=1; \
+	$(GO) test -race $(BUILD_FIRST) ./... >/dev/null || rc=1; \
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) <every other package>"; \
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF '$(ROOT_PKG)') || rc=1; \
 	exit $$rc
 	$(GO) test -count=1 -run '^(TestUncontendedAllocs|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestTrySetConnectionDrops)$$' .
 	cd otel && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
 	cd bench && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
+
+## prebuild: compile, without running anything, the test binaries make test builds after its root
+##   package's tests (every other package with the race detector, the allocation tests without it),
+##   make chaos's and make test-go1.27's. .ci/run runs it at idle CPU priority beside make test, whose
+##   root package's tests mostly wait on timers and Redis: the later steps find them built
+prebuild:
+	$(GO) test -race $(BUILD_FIRST) ./... >/dev/null
+	cd otel && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null
+	cd bench && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null
+	$(GO) test $(BUILD_FIRST) . ./internal/chaos >/dev/null
+	$(MAKE) --no-print-directory build-go1.27
 
 ## test-go1.27: the tests again, built with Go 1.27 (GO127, default go1.27.4; the go command
 ##   downloads that toolchain once through GOTOOLCHAIN). go.mod's go line, 1.26, is the oldest
@@ -136,11 +148,16 @@ GO127_RACE ?=
 GO127_PARALLEL ?= $(TEST_PARALLEL)
 GO127_SKIP ?= ^(TestRandomFaults|TestLeaseProbe|TestUndoLateReleaseKeepsHold|TestUndoLateReleaseAfterUnlock|TestUndoLateReleaseSparesRegrant|TestUndoLateReleaseSparesRegrantAfterCounterExpiry|TestReleaseLateFirstAttempt|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestFenceCounterRestartedByRedisson|TestMutexRedisRestart|TestFailedUnlockDropsHold|TestGuard[A-Za-z]*|TestCloseDuringGuardedRenewalRound|TestKeySlotServer|TestWatchdogFrozen[A-Za-z]*|TestShardedProbeFrozenNodeSparesOtherNodes|TestMultiLockRollbackFrozenMemberSparesOthers|TestPlainPubSubFrozenNodeSparesOtherNodes|TestEvictionWarningFrozenNodeSparesOtherNodes|TestCloseEndsWaitOnFrozenServer|TestSettleCatchesLateAttempt|TestRecordedDeletionArrivingLateDeletesNothing|TestSemaphoreGuard[A-Za-z]*|TestSemaphoreFailoverGuard|TestPermitSemaphoreFailoverGuard|TestPermitSemaphoreGuard[A-Za-z]*|TestSemaphoreDrain[A-Za-z]*|TestObserverSemaphoreFailoverGuard|TestSemaphoresGuardedNoAlloc|TestPermitExtendGuardedConnBroken|TestExtendGuardedConnBroken|TestExtendShorterLeaseAnnouncedCluster|TestSharedRewaitEndsWithItsWait|TestLeanUndoMarkWaitEndsWithContext|TestWatchdogHoldBusyWithReentries|TestWatchdogReadHoldBusyWithReentries|TestWatchdogSoonKeepsHandOverInterval|TestWatchdogHandOverBesideShorterLease|TestSettleCatchesLateWatchdogReentry|TestExtendRetriedOnRefusal|TestMisconfRetried[A-Za-z]*|TestRedLockTransientRefusalOnMajority|TestCloseUndoesUnknownAcquisition|TestPermitUndoCatchesLateAttempt|TestLateReleaseSparesNewHold|TestUndoCatchesLateAttempt|TestForceUnlockLostReplyEndsOwnHolds|TestTrySetConnectionDrops|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestSlotMovedWhileHeld|TestClusterFailoverWhileHeld|TestClusterFailoverWaitersEveryKind|TestClusterFailoverContended|TestClusterPrimaryKilledWhileHeld|TestManyNamesLeaveNoState|TestResubscribedManyTimesLeavesNothing|TestNoKeyLeftWithoutExpiry|TestNoKeyLeftWithoutExpiryOthers|TestList(PrimaryDown|PrimaryDiesAfterScan|PrimaryFailsMidScan|HungFirstPrimaryOneTimeout|PrimaryBusy|CursorAfterFailover|CursorOnUnreadPrimary|CursorAfterPartialStaysPartial|MaxScansSpentOnUnreadPrimary|UnreadNamesRoleError|CursorWithinDownPrimary)|Test[A-Za-z0-9]*Agrees?WithServer)$$
 GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos -e /internal/redistest)
-test-go1.27: deps
+test-go1.27: deps build-go1.27
 	GOTOOLCHAIN=$(GO127) $(GO) version
-	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) $(GO127_PKGS) >/dev/null
 	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 -timeout $(TEST_TIMEOUT) -parallel $(GO127_PARALLEL) $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
-	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) ./... >/dev/null && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 $(TESTFLAGS) ./...
+	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 $(TESTFLAGS) ./...
+
+# build-go1.27: the Go 1.27 run's test binaries, built without running any
+# (test-go1.27 runs them; prebuild builds them ahead of it).
+build-go1.27:
+	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) $(GO127_PKGS) >/dev/null
+	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) ./... >/dev/null
 
 ## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
 CHAOS_DURATION ?= 2m
