@@ -307,10 +307,20 @@ func (p *probe) check(ctx context.Context, key string, str bool) {
 		return
 	}
 	p.checks.Add(1)
+	read := monoNow()
 	var missing []*probeEntry
 	for _, e := range before {
 		if _, ok := fields[e.field]; !ok {
 			missing = append(missing, e)
+		}
+	}
+	// Where each missing hold's loss deadline stood at the read: later (the
+	// engine thought the lock held longer than the server did) or earlier
+	// (its timer late).
+	lossAt := make([]int64, len(missing))
+	for i, e := range missing {
+		if lc, ok := e.ctx.(*lockCtx); ok && lc.hold != nil {
+			lossAt[i] = lc.hold.lossAt.Load()
 		}
 	}
 	// Exclusion: at most one owner live with an exclusive hold, and no
@@ -330,9 +340,9 @@ func (p *probe) check(ctx context.Context, key string, str bool) {
 		return
 	}
 	time.Sleep(probeGrace)
-	for _, e := range missing {
+	for i, e := range missing {
 		if stillLive(e) {
-			p.fault(e, "context live %s after a read of the lock without its field: %v", probeGrace, fields)
+			p.fault(e, "context live %s after a read of the lock without its field: %v%s", probeGrace, fields, lossNote(lossAt[i], read))
 		}
 	}
 	for _, c := range clash {
@@ -438,6 +448,18 @@ func (p *probe) work(ctx context.Context, rng *rand.Rand, stop time.Time, kind, 
 		// A pause, so that owners other than those sharing one get a turn.
 		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
 	}
+}
+
+// lossNote tells where a hold's loss deadline (monotonic, 0: unknown) stood
+// at a read.
+func lossNote(at, read int64) string {
+	switch {
+	case at == 0:
+		return ""
+	case at > read:
+		return fmt.Sprintf(" (its loss deadline %s after the read)", time.Duration(at-read))
+	}
+	return fmt.Sprintf(" (its loss deadline %s before the read: its timer late)", time.Duration(read-at))
 }
 
 func isLost(ctx context.Context) bool {
