@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,13 +66,19 @@ func TestLeaseProbe(t *testing.T) {
 		}
 		cs = append(cs, c)
 	}
-	p := &probe{t: t, seed: seed, direct: direct, entries: map[*probeEntry]struct{}{}}
+	p := &probe{t: t, seed: seed, direct: direct, entries: map[*probeEntry]struct{}{}, grace: probeGrace}
 	kinds := []string{"mutex", "fair", "write", "read", "lean"}
 	if v := os.Getenv("SCRIPTLOCK_PROBE_KINDS"); v != "" {
-		kinds = strings.Split(v, ",")
+		chosen := strings.Split(v, ",")
+		for _, k := range chosen {
+			if !slices.Contains(kinds, k) {
+				t.Fatalf("SCRIPTLOCK_PROBE_KINDS: %q is none of %v", k, kinds)
+			}
+		}
+		kinds = chosen
 	}
 	if v, err := time.ParseDuration(os.Getenv("SCRIPTLOCK_PROBE_GRACE")); err == nil {
-		probeGrace = v
+		p.grace = v
 	}
 	noChaos := os.Getenv("SCRIPTLOCK_PROBE_NOCHAOS") != ""
 	type handles struct {
@@ -230,6 +237,7 @@ type probe struct {
 	t      *testing.T
 	seed   uint64
 	direct rueidis.Client
+	grace  time.Duration // probeGrace, or SCRIPTLOCK_PROBE_GRACE
 
 	mu      sync.Mutex
 	entries map[*probeEntry]struct{}
@@ -282,7 +290,7 @@ func stillLive(e *probeEntry) bool { return e.ctx.Err() == nil && !e.unlocking.L
 
 // probeGrace is how long past the read a context may still run: the timer
 // that ends it, and the scheduler, may be late on a loaded machine.
-var probeGrace = 100 * time.Millisecond
+const probeGrace = 100 * time.Millisecond
 
 // check reads key (a lock hash, or a LeanMutex's string when str) and
 // compares it with the live contexts.
@@ -339,15 +347,15 @@ func (p *probe) check(ctx context.Context, key string, str bool) {
 	if len(missing) == 0 && len(clash) == 0 {
 		return
 	}
-	time.Sleep(probeGrace)
+	time.Sleep(p.grace)
 	for i, e := range missing {
 		if stillLive(e) {
-			p.fault(e, "context live %s after a read of the lock without its field: %v%s", probeGrace, fields, lossNote(lossAt[i], read))
+			p.fault(e, "context live %s after a read of the lock without its field: %v%s", p.grace, fields, lossNote(lossAt[i], read))
 		}
 	}
 	for _, c := range clash {
 		if stillLive(c[0]) && stillLive(c[1]) {
-			p.fault(c[0], "context live beside %s's (%s), %s apart", c[1].field, c[1].how, probeGrace)
+			p.fault(c[0], "context live beside %s's (%s), %s apart", c[1].field, c[1].how, p.grace)
 		}
 	}
 }
