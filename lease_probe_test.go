@@ -317,18 +317,18 @@ func (p *probe) check(ctx context.Context, key string, str bool) {
 	p.checks.Add(1)
 	read := monoNow()
 	var missing []*probeEntry
-	for _, e := range before {
-		if _, ok := fields[e.field]; !ok {
-			missing = append(missing, e)
-		}
-	}
 	// Where each missing hold's loss deadline stood at the read: later (the
 	// engine thought the lock held longer than the server did) or earlier
 	// (its timer late).
-	lossAt := make([]int64, len(missing))
-	for i, e := range missing {
-		if lc, ok := e.ctx.(*lockCtx); ok && lc.hold != nil {
-			lossAt[i] = lc.hold.lossAt.Load()
+	var lossAt []int64
+	for _, e := range before {
+		if _, ok := fields[e.field]; !ok {
+			missing = append(missing, e)
+			var at int64
+			if lc, ok := e.ctx.(*lockCtx); ok && lc.hold != nil {
+				at = lc.hold.lossAt.Load()
+			}
+			lossAt = append(lossAt, at)
 		}
 	}
 	// Exclusion: at most one owner live with an exclusive hold, and no
