@@ -252,9 +252,11 @@ func (r *RedLock) validityLease() time.Duration {
 	return l
 }
 
-// drift is the clock drift allowance for lease: lease × factor + extra.
+// drift is the clock drift allowance for lease: lease × factor + extra, the
+// longest Duration past that (an extra near it overflowed to a negative
+// allowance, which left every validity check passing).
 func (r *RedLock) drift(lease time.Duration) time.Duration {
-	return time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
+	return addSat(time.Duration(float64(lease)*r.driftFactor), r.driftExtra)
 }
 
 var _ Locker = (*RedLock)(nil)

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -19,6 +20,10 @@ func TestRedLockDriftBeyondLease(t *testing.T) {
 	for _, opts := range [][]RedLockOption{
 		{WithLease(100 * time.Millisecond), WithClockDrift(0.5, 60*time.Millisecond)},
 		{WithClockDrift(0.5, time.Minute)}, // against the 30 s watchdog lease
+		// An extra near the longest Duration: lease × factor + extra
+		// overflowed to a negative allowance, which let the RedLock be made.
+		{WithLease(10 * time.Second), WithClockDrift(0.5, math.MaxInt64)},
+		{WithClockDrift(0.01, math.MaxInt64-time.Millisecond)},
 	} {
 		r, err := NewRedLock("job", cs, opts...)
 		if !errors.Is(err, ErrInvalidArgument) {
