@@ -53,7 +53,11 @@ func WithOwner(ctx context.Context, owner string) context.Context {
 }
 
 // OwnerFrom returns the owner id in ctx: a lock context's, or WithOwner's.
+// A nil ctx has none.
 func OwnerFrom(ctx context.Context) (string, bool) {
+	if ctx == nil {
+		return "", false
+	}
 	o, ok := ctx.Value(ownerKey{}).(string)
 	return o, ok && o != ""
 }
@@ -63,15 +67,21 @@ func OwnerFrom(ctx context.Context) (string, bool) {
 // strictly increasing across acquisitions, so a downstream store can refuse a
 // write carrying an older token: UPDATE ... WHERE fence < $token. ok is
 // false when that lock hands out none (an unfenced LeanMutex, a read hold),
-// even inside the context of a lock that does.
+// even inside the context of a lock that does, and for a nil ctx.
 func Fence(ctx context.Context) (int64, bool) {
+	if ctx == nil {
+		return 0, false
+	}
 	t, ok := ctx.Value(anyFenceKey{}).(int64)
 	return t, ok
 }
 
 // FenceOf returns the fencing token of the lock named name held in ctx, for code
-// holding several locks at once.
+// holding several locks at once. A nil ctx has none.
 func FenceOf(ctx context.Context, name string) (int64, bool) {
+	if ctx == nil {
+		return 0, false
+	}
 	t, ok := ctx.Value(fenceKey{name}).(int64)
 	return t, ok
 }

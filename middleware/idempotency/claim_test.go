@@ -201,7 +201,7 @@ func TestCompleteRetriedAfterLostConnection(t *testing.T) {
 
 // RequestID is the same for every run of one request (same scope, key and
 // fingerprint), whichever claim runs it, and differs for any other request;
-// a context not from a claim has none.
+// a context not from a claim has none, nor has a nil one (no panic).
 func TestRequestID(t *testing.T) {
 	t.Parallel()
 	s, _, _ := claimStore(t, time.Second)
@@ -232,6 +232,10 @@ func TestRequestID(t *testing.T) {
 	}
 	if v, ok := RequestID(ctx); ok {
 		t.Errorf("RequestID of a context without a claim: %q", v)
+	}
+	var none context.Context
+	if v, ok := RequestID(none); ok {
+		t.Errorf("RequestID of a nil context: %q", v)
 	}
 }
 

@@ -806,6 +806,9 @@ type requestIDKey struct{}
 // own RequestID on the effects, it can answer as the first run did instead of
 // as a later, different request.
 func RequestID(ctx context.Context) (string, bool) {
+	if ctx == nil {
+		return "", false // a nil context carries none, as in scriptlock.Fence
+	}
 	id, ok := ctx.Value(requestIDKey{}).(string)
 	return id, ok
 }
