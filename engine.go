@@ -540,6 +540,12 @@ func setRecordKey(prefix, key, nonce string) string {
 // DrainPermits fails on a full Redis rather than wait). call must run within
 // the context it is given.
 func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(ctx context.Context, publish string) (int64, error)) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		// Ended before anything was sent: the change did not run, which
+		// the caller may be told for certain (rueidis answers a done
+		// context with its error too, which would read as maybe run).
+		return 0, err
+	}
 	// The call and every repeat of it, rueidis's own retries included (they
 	// go on while ctx lasts), end well before its record expires: a repeat
 	// that reached the server after that would change the count again. Half
