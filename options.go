@@ -215,12 +215,16 @@ func WithLease(d time.Duration) SharedOption {
 	}}
 }
 
+// minWatchdogEvery is the shortest renewal interval WithWatchdog takes.
+const minWatchdogEvery = time.Millisecond
+
 // WithWatchdog sets the lease the watchdog keeps on a lock held without an
 // explicit lease (default 30 s) and how often it renews it (default lease/3).
 // A hold counts as lost once its lease, less the clock-drift allowance
 // (5ms + 2%), has passed without a confirmed renewal, so every (or lease/3
-// for 0) must be shorter than that, and lease at most MaxLease:
-// ErrInvalidArgument otherwise.
+// for 0) must be shorter than that, a given every at least 1ms (a shorter
+// one renews each held lock back to back, a script per round trip), and
+// lease at most MaxLease: ErrInvalidArgument otherwise.
 // For Mutex, FairMutex, RWMutex, LeanMutex and RedLock.
 func WithWatchdog(lease, every time.Duration) SharedOption {
 	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
@@ -231,6 +235,10 @@ func WithWatchdog(lease, every time.Duration) SharedOption {
 		if lease > MaxLease {
 			// Said as such: the message below asks for a longer lease.
 			c.fail("watchdog lease %s is longer than MaxLease (%s)", lease, MaxLease)
+			return
+		}
+		if every > 0 && every < minWatchdogEvery {
+			c.fail("watchdog renewals every %s: at least %s (0: lease/3)", every, minWatchdogEvery)
 			return
 		}
 		if checkLease(lease) != nil || every < 0 || renew >= lease-lossMargin(lease) {

@@ -179,7 +179,7 @@ func TestCompositeConstructorsValidate(t *testing.T) {
 // A renewal interval that reaches the lease less its clock-drift allowance
 // renews each hold only after its loss deadline: every hold was lost at its
 // first renewal. WithWatchdog refuses it, and so a lease whose default
-// interval (a third of it) does.
+// interval (a third of it) does, and an interval under 1ms.
 func TestWatchdogIntervalWithinLossDeadline(t *testing.T) {
 	t.Parallel()
 	rc := redistest.Server(t).Client(t)
@@ -187,6 +187,10 @@ func TestWatchdogIntervalWithinLossDeadline(t *testing.T) {
 		WithWatchdog(time.Second, 990*time.Millisecond),
 		WithWatchdog(time.Second, time.Second-lossMargin(time.Second)),
 		WithWatchdog(7*time.Millisecond, 0),
+		// Within the deadline, but back to back: a script per round trip
+		// for every held lock.
+		WithWatchdog(30*time.Second, time.Nanosecond),
+		WithWatchdog(30*time.Second, time.Millisecond-1),
 	} {
 		c, err := New(rc, o)
 		if err == nil {
