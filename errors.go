@@ -33,7 +33,8 @@ var (
 	// ErrInvalidName: an empty lock name, one longer than MaxNameLen, one
 	// with an incomplete hash tag, or one whose key (prefix + name) has the
 	// form of another lock's companion key (redisson_lock_token:{...} and the
-	// other derived names, or a read hold's ...:rwlock_timeout:<n>).
+	// other derived names, or a read hold's ...:rwlock_timeout:<n>) or is one
+	// whole hash tag ({x}, whose companion keys are x's).
 	ErrInvalidName = errors.New("invalid lock name")
 	// ErrInvalidArgument: a zero or negative lease or wait, a nil client or
 	// context, an option a kind of lock does not take, and similar.
