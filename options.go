@@ -290,7 +290,9 @@ func WithLogger(l *slog.Logger) Option {
 // grants and of a lost RedLock's nodes, keep the Client's). Given to New,
 // it also bounds every CountDownLatch's CountDown, which runs detached the
 // same way; a latch handle does not take it. For every kind but
-// CountDownLatch.
+// CountDownLatch. The records a retried release reads (of a nested Unlock,
+// of a Mutex waiter that gave up) live as long, at least 1 s, so that a
+// repeat within it finds them: a timeout of hours leaves them for hours.
 func WithReleaseTimeout(d time.Duration) SharedOption {
 	return sharedOption{"WithReleaseTimeout", kindsLock | kindSemaphore | kindPermitSemaphore, func(c *config) {
 		if d <= 0 {
