@@ -130,22 +130,16 @@ func checkKey(prefix, key string) error {
 	if companionKey(key) {
 		return fmt.Errorf("%w: key %q is named as another lock's companion key (fencing counter, queue, latch, permit leases, read lease)", ErrInvalidName, key)
 	}
-	if wholeTag(key) {
+	if layout.WholeTag(key) {
 		// Redisson's rule derives the same companion keys for "{x}" as
 		// for "x" ("redisson_lock_token:{x}", "{x}:timeout", ...): two
 		// such locks would share their fencing counter, queues, permit
 		// leases, read leases and channels. "x" hashes to the same slot.
+		// Only a key without a prefix takes this form: a prefix cannot
+		// begin with a lone '{'.
 		return fmt.Errorf("%w: key %q is one whole hash tag, whose companion keys (fencing counter, queues, permit leases, read leases, channels) are those of the key %q; name the lock without the braces, which keeps its hash slot", ErrInvalidName, key, key[1:len(key)-1])
 	}
 	return nil
-}
-
-// wholeTag reports whether key is "{" + k + "}" for a k without braces: the
-// one form whose derived keys are another key's (k's). Only a key without a
-// prefix can take it (a prefix cannot begin with a lone '{').
-func wholeTag(key string) bool {
-	return len(key) > 2 && key[0] == '{' && key[len(key)-1] == '}' &&
-		!strings.ContainsAny(key[1:len(key)-1], "{}")
 }
 
 // companionKey reports whether key has the form of a key derived from

@@ -484,6 +484,13 @@ func checkName(key string) error {
 		// read as a lock it would mislead, and force-unlock would delete it.
 		return failf(exitUsage, "%q is a key another lock keeps beside its own (its fencing counter, queue, a call's record, a permit semaphore's leases or a read hold's lease), not a lock", key)
 	}
+	if layout.WholeTag(key) {
+		// Its fencing counter, queues, Go waiters and channels are those
+		// of the key inside the braces: read as its own they would show
+		// that lock's token and waiters, and force-unlock would wake that
+		// lock's waiter. Clients refuse such a name.
+		return failf(exitUsage, "%q is one whole hash tag, whose fencing counter, queues, waiters and channels are those of %q (Redisson derives the same keys for both; scriptlock Clients refuse the name): inspect %q, or delete the key itself with redis-cli", key, key[1:len(key)-1], key[1:len(key)-1])
+	}
 	return nil
 }
 

@@ -134,3 +134,12 @@ func Companion(key string) bool {
 	}
 	return i < len(key) && strings.HasSuffix(key[:i], ":rwlock_timeout:")
 }
+
+// WholeTag reports whether key is "{" + k + "}" for a k without braces: the
+// one form of key whose derived keys (fencing counter, queues, permit
+// leases, read leases, channels) are another key's, k's, in Redisson's
+// layout, so that two locks under the keys k and {k} would share them.
+func WholeTag(key string) bool {
+	return len(key) > 2 && key[0] == '{' && key[len(key)-1] == '}' &&
+		!strings.ContainsAny(key[1:len(key)-1], "{}")
+}
