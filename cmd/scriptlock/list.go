@@ -123,10 +123,12 @@ func (c scanCursor) String() string {
 // digits, short enough to copy, enough to tell two sets of primaries apart.
 const fingerprintLen = 8
 
-// fingerprint names a set of primaries, given in address order, as a cursor
-// writes it.
-func fingerprint(addrs []string) string {
-	h := sha256.Sum256([]byte(strings.Join(addrs, ",")))
+// fingerprint names a listing, as a cursor writes it: its primaries, given
+// in address order, and the key prefix it matches (--key-prefix and
+// --prefix). A SCAN position does not depend on MATCH, so a cursor taken to
+// another prefix would skip that prefix's keys in the buckets already read.
+func fingerprint(addrs []string, match string) string {
+	h := sha256.Sum256([]byte(strings.Join(addrs, ",") + "\x00" + match))
 	return hex.EncodeToString(h[:fingerprintLen/2])
 }
 
@@ -413,10 +415,10 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	for i, n := range nodes {
 		addrs[i] = n.addr
 	}
-	fp := fingerprint(addrs)
+	fp := fingerprint(addrs, prefix)
 	if cur.primaries != "" && cur.primaries != fp {
-		return nil, failf(exitUsage, "cursor %s was printed for other primaries than there are now (%s): a failover, or a primary added or removed, since then; its SCAN position belongs to a server it no longer names: list again without --cursor",
-			cur, strings.Join(addrs, ", "))
+		return nil, failf(exitUsage, "cursor %s was printed for another listing: another --prefix or --key-prefix than %q, or other primaries than there are now (%s): a failover, or a primary added or removed, since then; its SCAN position belongs to a server it no longer names, or skips keys of this prefix: list again without --cursor",
+			cur, prefix, strings.Join(addrs, ", "))
 	}
 	cur.primaries = fp
 	if cur.node >= len(nodes) {

@@ -24,7 +24,7 @@ func TestListCursorOnUnreadPrimary(t *testing.T) {
 		}
 	}
 	last.Kill()
-	cursor := "2:0:" + fingerprint(addrs)
+	cursor := "2:0:" + fingerprint(addrs, prefix)
 	r := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix, "--cursor", cursor)
 	if r.code != exitFailure || !strings.Contains(r.errOut, last.Addr) {
 		t.Errorf("list --cursor %s, primary %s down: exit %d, want %d naming it\n%s%s", cursor, last.Addr, r.code, exitFailure, r.out, r.errOut)
