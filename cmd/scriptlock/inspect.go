@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/redis/rueidis"
@@ -678,9 +679,51 @@ func inspectCmd(ctx context.Context, e *env, args []string) error {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(terminalSafeJSON(b), '\n'))
+	return err
+}
+
+// terminalSafeJSON escapes, in the JSON text b, every rune beyond ASCII that
+// is not printable as \uXXXX (a surrogate pair past U+FFFF): C1 controls,
+// U+009B among them, which a terminal takes for the start of an escape
+// sequence, bidi overrides and zero-width characters. Key names and holder
+// fields are any bytes another program wrote, and watch --json is read as it
+// runs; encoding/json escapes those below U+0020 only. Such runes occur only
+// inside JSON strings, so the escape leaves the text valid and its values
+// the same.
+func terminalSafeJSON(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if unicode.IsPrint(r) {
+			i += n
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(b)+16)
+		}
+		out = append(out, b[last:i]...)
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += n
+		last = i
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
 
 // lease renders a remaining lease in ms.

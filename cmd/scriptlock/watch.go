@@ -172,7 +172,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 						last = ""
 						fmt.Fprintf(e.errOut, "%s %v\n", time.Now().UTC().Format(time.RFC3339Nano), err)
 					} else {
-						fmt.Fprintf(e.out, "%s\n", b)
+						fmt.Fprintf(e.out, "%s\n", terminalSafeJSON(b))
 					}
 				} else {
 					fmt.Fprintf(e.out, "%s  %-8s %s\n", r.ServerTime.Format("15:04:05.000"), strings.Fields(cause)[0], s)
