@@ -902,6 +902,12 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		checkSortCluster(c, info.name, at)
 		checkDBCluster(c, info.name, at)
 	}
+	if !r.clusterUnsafe && (info.name == "FLUSHALL" || info.name == "FLUSHDB") {
+		// No key spec names what it deletes: every key, those the script
+		// never declared among them, which the key checks exist to keep it
+		// from touching.
+		at(c.CommandPos, "%s deletes every key of the database, keys the script does not declare (@key) among them: a script changes the keys it is passed; mark it @cluster-unsafe if it must clear the database", shown)
+	}
 	if !checkKeyCount(c, info, shown, at) || r.clusterUnsafe {
 		return
 	}
