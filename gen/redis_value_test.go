@@ -134,7 +134,7 @@ func TestLibraryFields(t *testing.T) {
 		})
 	}
 	for _, src := range []string{
-		"-- @key k\n-- @return int64\nredis.call('DEL', unpack({KEYS[1]}))\nlocal s = string\nlocal n = s and 1 or math.floor(1.5)\nKEYS[1] = 'x'\nreturn n + bit.band(1, 3) + struct.size('>I4') + #cjson.encode({})\n",
+		"-- @key k\n-- @return int64\nredis.call('DEL', unpack({KEYS[1]}))\nlocal s = string\nlocal n = s and 1 or math.floor(1.5)\nlocal t = {}\nt[1] = 'x'\nreturn n + bit.band(1, 3) + struct.size('>I4') + #cjson.encode({})\n",
 	} {
 		if got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}); got != nil {
 			t.Errorf("rejected %q:\n%v", src, got)

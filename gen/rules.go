@@ -311,6 +311,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	for _, w := range pf.ReadOnlyWrites {
 		at(w.Pos, "assignment to %s: Redis 7 makes the redis table and the libraries read-only, so it fails at run time (\"Attempt to modify a readonly table\"); keep the value in a local", w.Name)
 	}
+	for _, w := range pf.TableWrites {
+		at(w.Pos, "%s changes %s: the checks of keys, arguments and commands, and Redis Cluster's routing, take %s[n] for what the callers pass, which a script that changed it no longer holds; copy the value to a local and change that", w.Name, w.Table, w.Table)
+	}
 
 	produced := map[string]bool{}
 	dynamicErrors := false

@@ -302,6 +302,13 @@ type Global struct {
 	Function bool
 }
 
+// TableWrite is a change to KEYS or ARGV (File.TableWrites).
+type TableWrite struct {
+	Pos   Pos
+	Name  string
+	Table string
+}
+
 // ErrorSite is a place that raises or returns an error with a literal
 // message: redis.error_reply('CODE ...'), {err = 'CODE ...'}, error('...').
 type ErrorSite struct {
@@ -720,7 +727,13 @@ type File struct {
 	// of a library (string.trim = ...), whose tables Redis 7 makes
 	// read-only. Name is table.field.
 	ReadOnlyWrites []Global
-	ErrorSites     []ErrorSite
+	// TableWrites are the changes to KEYS or ARGV: an assignment to a
+	// field of either (KEYS[1] = ...), and table.insert, table.sort, rawset
+	// or table.remove with a position given either (table.remove(ARGV) of the
+	// last element leaves the others in place). Name is the change as written
+	// (KEYS[...] =, table.insert(KEYS, ...)), Table the table.
+	TableWrites []TableWrite
+	ErrorSites  []ErrorSite
 	// RedisValues are the uses of redis.call and redis.pcall (or of redis)
 	// other than direct calls.
 	RedisValues []RedisValue

@@ -1568,6 +1568,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				}
 				if id, ok := a.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
 					w.changed(id.Value) // ARGV[n] = v
+					w.tableWrite(id, id.Value+"[...] =")
 				}
 			}
 			if !ok {
@@ -3510,6 +3511,19 @@ func (w *walker) expr(e ast.Expr) {
 			if ok1 && ok2 && lib.Value == "table" && fn.Value == "concat" && !w.isLocal("table") {
 				w.elemRead(e.Args[0], "table.concat", func(t string) string { return "table.concat(" + t + ")" })
 			}
+			// table.remove(t) takes the last element off, which leaves the
+			// others where they were (the counts, which follow Changed,
+			// are what it changes); with a position it moves those after.
+			if ok1 && ok2 && lib.Value == "table" && (fn.Value == "insert" || fn.Value == "remove" && len(e.Args) > 1 || fn.Value == "sort") && !w.isLocal("table") {
+				if id, ok := e.Args[0].(*ast.IdentExpr); ok {
+					w.tableWrite(id, "table."+fn.Value+"("+id.Value+", ...)")
+				}
+			}
+		}
+		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "rawset" && !w.isLocal(id.Value) && len(e.Args) > 0 {
+			if t, ok := e.Args[0].(*ast.IdentExpr); ok {
+				w.tableWrite(t, "rawset("+t.Value+", ...)")
+			}
 		}
 		if id, ok := e.Func.(*ast.IdentExpr); ok && !w.dry {
 			// A call of a local function: what it passes each parameter.
@@ -4648,6 +4662,15 @@ func (w *walker) addUse(table string, u Use) {
 	} else {
 		w.f.Argv = append(w.f.Argv, u)
 	}
+}
+
+// tableWrite records a change to KEYS or ARGV, when id names either
+// (File.TableWrites).
+func (w *walker) tableWrite(id *ast.IdentExpr, name string) {
+	if (id.Value != "KEYS" && id.Value != "ARGV") || w.isLocal(id.Value) || w.dry {
+		return
+	}
+	w.f.TableWrites = append(w.f.TableWrites, TableWrite{Pos: w.peekPos(id.Line(), id.Value, false), Name: name, Table: id.Value})
 }
 
 // changed records that the script may change KEYS or ARGV (table).
