@@ -821,6 +821,18 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:8: ZADD replies integers other than 0 and 1 (it counts the 2 members given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
 		},
 		{
+			name: "bool from a GEOADD of two members, an XDEL and XACK of two IDs",
+			src: "-- @key k\n-- @arg m string\n-- @return bool\n" +
+				"if ARGV[1] == 'a' then return redis.call('GEOADD', KEYS[1], 'NX', 13.36, 38.11, 'a', 15.08, 37.50, 'b') end\n" +
+				"if ARGV[1] == 'c' then return redis.call('XDEL', KEYS[1], '1-1', '1-2') end\n" +
+				"return redis.call('XACK', KEYS[1], 'g', '1-1', '1-2')\n",
+			want: []string{
+				`scripts/x.lua:4:31: GEOADD replies integers other than 0 and 1 (it counts the 2 members given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`,
+				`scripts/x.lua:5:31: XDEL replies integers other than 0 and 1 (it counts the 2 IDs given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`,
+				`scripts/x.lua:6:8: XACK replies integers other than 0 and 1 (it counts the 2 IDs given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`,
+			},
+		},
+		{
 			name: "bool from a ZADD of unpacked members",
 			src:  "-- @key z\n-- @return bool\nreturn redis.call('ZADD', KEYS[1], unpack(ARGV))\n",
 			want: []string{
@@ -1480,6 +1492,11 @@ func TestCheckAccepts(t *testing.T) {
 		{"bool from a ZADD of one member", "-- @key z\n-- @arg score int64\n-- @arg m string\n-- @return bool\n" +
 			"if ARGV[2] == 'a' then return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end\n" +
 			"return redis.call('ZADD', KEYS[1], 'nx', 'CH', ARGV[1], ARGV[2])\n"},
+		{"bool from a GEOADD of one member, an XDEL or XACK of one ID", "-- @key k\n-- @arg m string\n-- @return bool\n" +
+			"if ARGV[1] == 'a' then return redis.call('GEOADD', KEYS[1], 13.361389, 38.115556, 'Palermo') end\n" +
+			"if ARGV[1] == 'b' then return redis.call('GEOADD', KEYS[1], 'XX', 'ch', 13.361389, 38.115556, 'Palermo') end\n" +
+			"if ARGV[1] == 'c' then return redis.call('XDEL', KEYS[1], '1-1') end\n" +
+			"return redis.call('XACK', KEYS[1], 'g', '1-1')\n"},
 		{"local from a command replying 0 or 1", "-- @key k\n-- @return bool\nlocal ok = redis.call('SETNX', KEYS[1], 1)\nreturn ok\n"},
 		{"local table changed after it is made", "-- @return string\nlocal t = {}\nt.ok = 'OK'\nreturn t\n"},
 		{"bool from replies of 0 or 1", "-- @key k\n-- @arg m string\n-- @return bool\n" +

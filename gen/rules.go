@@ -1808,6 +1808,8 @@ var countReplies = map[string]struct {
 	"SADD":   {2, 1, "members"},
 	"SREM":   {2, 1, "members"},
 	"ZREM":   {2, 1, "members"},
+	"XDEL":   {2, 1, "IDs"},
+	"XACK":   {3, 1, "IDs"},
 }
 
 // zeroOne reports whether the integers command replies are only 0 and 1:
@@ -1821,6 +1823,10 @@ func zeroOne(command string, c *parse.Call) (name, counts string, ok bool) {
 	}
 	if info.name == "ZADD" {
 		counts := zaddCount(c)
+		return info.name, counts, counts == ""
+	}
+	if info.name == "GEOADD" {
+		counts := groupCount(c, geoaddOptions, 3)
 		return info.name, counts, counts == ""
 	}
 	cr, isCount := countReplies[info.name]
@@ -1845,20 +1851,28 @@ var zaddOptions = []string{"NX", "XX", "GT", "LT", "CH"}
 // note on what its integer reply counts. An argument that is not a literal
 // option is read as part of a pair: were it an option at run time, the pairs
 // would be fewer, never more.
-func zaddCount(c *parse.Call) string {
+func zaddCount(c *parse.Call) string { return groupCount(c, zaddOptions, 2) }
+
+// geoaddOptions are GEOADD's flags before its longitude-latitude-member
+// triples, read as ZADD's are.
+var geoaddOptions = []string{"NX", "XX", "CH"}
+
+// groupCount is zaddCount for a command whose members come in groups of per
+// words after the key and the literal options.
+func groupCount(c *parse.Call, options []string, per int) string {
 	n := len(c.Args)
 	if n > 0 && c.Args[n-1].Expands {
 		return " (it counts the members given)"
 	}
 	words := 0
 	for _, a := range c.Args[min(1, n):] {
-		if a.Exact && slices.ContainsFunc(zaddOptions, func(o string) bool { return strings.EqualFold(*a.Literal, o) }) {
+		if a.Exact && slices.ContainsFunc(options, func(o string) bool { return strings.EqualFold(*a.Literal, o) }) {
 			continue
 		}
 		words++
 	}
-	if pairs := words / 2; pairs > 1 {
-		return fmt.Sprintf(" (it counts the %d members given)", pairs)
+	if groups := words / per; groups > 1 {
+		return fmt.Sprintf(" (it counts the %d members given)", groups)
 	}
 	return ""
 }
