@@ -1359,6 +1359,8 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 	// about starts a message about the value returned, described by what.
 	about := func(what string) string {
 		switch {
+		case ret.End:
+			return "can reach the end of the script without a return, which replies " + what
 		case ret.Local != "":
 			return fmt.Sprintf("returns %s, assigned at line %d: %s", ret.Local, ret.From.Line, what)
 		case ret.Kind == parse.ReturnCall:

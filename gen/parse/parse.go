@@ -360,6 +360,9 @@ type Negation struct {
 type Return struct {
 	Pos  Pos // of the returned expression (or of return)
 	Kind ReturnKind
+	// End marks the end of the script, which a run can reach without a
+	// return statement: a nil reply (Kind ReturnNil, Pos its last token).
+	End  bool
 	Text string // the literal, for messages
 	Len  int    // ReturnArray: the number of values, -1 when not fixed
 	// Elems are the kinds of the first Len values of a ReturnArray, as far
@@ -903,6 +906,10 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		}
 		params, all, kept, rets, measured = nextParams, nextAll, w.keptTables(), nextRets, f.Measured
 	}
+	if len(toks) > 0 && !terminates(chunk) {
+		last := toks[len(toks)-1]
+		f.Returns = append(f.Returns, Return{Pos: Pos{last.line, last.col}, Kind: ReturnNil, End: true})
+	}
 	sure, sureExprs := map[*ast.FuncCallExpr]bool{}, map[ast.Expr]bool{}
 	sureCalls(chunk, sure, sureExprs)
 	for i, e := range w.elemOpExprs {
@@ -1116,3 +1123,36 @@ func parseDirective(s string, pos Pos) Directive {
 // MeasuredAll is File.Measured for a table whose length the script reads:
 // it may test any element.
 const MeasuredAll = math.MaxInt
+
+// terminates reports whether every run of stmts ends in a return statement
+// or a call of error: its last statement is one, a do block that
+// terminates, an if with an else whose branches all do, or a loop that never
+// ends but through a return (while true, repeat ... until false, with no
+// break of its own). Any other loop is taken to end.
+func terminates(stmts []ast.Stmt) bool {
+	if len(stmts) == 0 {
+		return false
+	}
+	switch s := stmts[len(stmts)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.DoBlockStmt:
+		return terminates(s.Stmts)
+	case *ast.WhileStmt:
+		_, forever := s.Condition.(*ast.TrueExpr)
+		return forever && !breaks(s.Stmts)
+	case *ast.RepeatStmt:
+		switch s.Condition.(type) {
+		case *ast.FalseExpr, *ast.NilExpr:
+			return !breaks(s.Stmts)
+		}
+	case *ast.IfStmt:
+		return len(s.Else) > 0 && terminates(s.Then) && terminates(s.Else)
+	case *ast.FuncCallStmt:
+		if c, ok := s.Expr.(*ast.FuncCallExpr); ok {
+			id, ok := c.Func.(*ast.IdentExpr)
+			return ok && id.Value == "error"
+		}
+	}
+	return false
+}
