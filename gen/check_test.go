@@ -1905,6 +1905,15 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a float64 argument made a number and written back by Lua",
+			src: "-- @key k\n-- @arg f float64\n-- @return none\nlocal f = tonumber(ARGV[1])\nredis.call('SET', KEYS[1], 'v:' .. f)\n" +
+				"redis.call('SET', KEYS[1], tostring(tonumber(ARGV[1])))\nredis.call('SET', KEYS[1], f)\nredis.call('SET', KEYS[1], string.format('%.17g', f))\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:34: warning: f (tonumber(ARGV[1])) is concatenated (..), which writes a number with 14 significant digits: @arg f float64 1.2345678901234567 comes out as 1.2345678901235; use ARGV[1] itself, a string, or string.format('%.17g', ...), which keeps every digit`,
+				`scripts/x.lua:6:37: warning: tonumber(ARGV[1]) is given to tostring, which writes a number with 14 significant digits: @arg f float64 1.2345678901234567 comes out as 1.2345678901235; use ARGV[1] itself, a string, or string.format('%.17g', ...), which keeps every digit`,
+			},
+		},
+		{
 			name: "an int64 argument compared as a number and written as it came",
 			src: "-- @key k\n-- @arg id int64\n-- @arg note string\n-- @return none\nlocal id = tonumber(ARGV[1])\nif id > 0 then\n  redis.call('SET', KEYS[1] .. ':' .. ARGV[1], ARGV[2] .. tonumber(ARGV[2]))\nend\n" +
 				"if ARGV[2] == 'x' then\n  id = 1\nend\nredis.call('INCRBY', KEYS[1], id)\nreturn nil\n",

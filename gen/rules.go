@@ -1256,9 +1256,20 @@ func checkEither(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos
 }
 
 // checkNumberText warns of an int64 @arg made a Lua number (a double) and
-// written back as a string: its digits come back only while it is small.
+// written back as a string: its digits come back only while it is small;
+// and of a float64 @arg so written by Lua (.., tostring), which keeps 14
+// significant digits of the 17 the caller sent.
 func checkNumberText(nt parse.NumberText, calls []parse.Call, params []Param, warn func(parse.Pos, string, ...any)) {
 	p := paramOf(nt.Argv, params)
+	if p != nil && p.Type.Kind == Float64 && nt.Op != "arg" {
+		how := "concatenated (..)"
+		if nt.Op == "tostring" {
+			how = "given to tostring"
+		}
+		warn(nt.Pos, "%s is %s, which writes a number with 14 significant digits: @arg %s float64 1.2345678901234567 comes out as 1.2345678901235; use ARGV[%d] itself, a string, or string.format('%%.17g', ...), which keeps every digit",
+			nt.Text, how, p.Name, nt.Argv)
+		return
+	}
 	if p == nil || p.Type.Kind != Int64 {
 		return
 	}
