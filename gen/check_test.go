@@ -1909,8 +1909,8 @@ func TestIntegerArgWarnings(t *testing.T) {
 			src: "-- @key k\n-- @arg f float64\n-- @return none\nlocal f = tonumber(ARGV[1])\nredis.call('SET', KEYS[1], 'v:' .. f)\n" +
 				"redis.call('SET', KEYS[1], tostring(tonumber(ARGV[1])))\nredis.call('SET', KEYS[1], f)\nredis.call('SET', KEYS[1], string.format('%.17g', f))\nreturn nil\n",
 			want: []string{
-				`scripts/x.lua:5:34: warning: f (tonumber(ARGV[1])) is concatenated (..), which writes a number with 14 significant digits: @arg f float64 1.2345678901234567 comes out as 1.2345678901235; use ARGV[1] itself, a string, or string.format('%.17g', ...), which keeps every digit`,
-				`scripts/x.lua:6:37: warning: tonumber(ARGV[1]) is given to tostring, which writes a number with 14 significant digits: @arg f float64 1.2345678901234567 comes out as 1.2345678901235; use ARGV[1] itself, a string, or string.format('%.17g', ...), which keeps every digit`,
+				`scripts/x.lua:5:33: warning: f (tonumber(ARGV[1])) is concatenated (..), which writes a number with 14 significant digits: @arg f float64 1.2345678901234567 comes out as 1.2345678901235; use ARGV[1] itself, a string, or string.format('%.17g', ...), which keeps every digit`,
+				`scripts/x.lua:6:28: warning: tonumber(ARGV[1]) is given to tostring, which writes a number with 14 significant digits: @arg f float64 1.2345678901234567 comes out as 1.2345678901235; use ARGV[1] itself, a string, or string.format('%.17g', ...), which keeps every digit`,
 			},
 		},
 		{
