@@ -1572,7 +1572,7 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', 0, 'NOACK', 'STREAMS', KEYS[1], '>')\n" +
 			"redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', KEYS[1], '+5')\n" +
 			"redis.call('XREAD', 'STREAMS', KEYS[1], ARGV[1])\n" +
-			"redis.call('XREAD', ARGV[1], ARGV[2], 'STREAMS', KEYS[1], '0')\n" +
+			"redis.call('XREAD', 'STREAMS', KEYS[1], ARGV[2])\n" +
 			"return nil\n"},
 		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @cluster-unsafe\n-- @return none\n" +
 			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +

@@ -932,6 +932,15 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		}
 	}
 	positions, _ := info.keyPositions(words, literal)
+	if i := unreadKeyword(info, words, literal); i > 0 {
+		// A string @arg where the command looks for the keyword whose next
+		// word is a key (SORT ... STORE, GEORADIUS ... STORE) may be that
+		// keyword: a key the callers never declared, which neither the key
+		// checks nor Redis Cluster's routing see.
+		if p, n := argParam(c.Args[i-1].Value, r.args); p != nil && p.Type.Kind == String {
+			at(c.Args[i-1].Pos, "ARGV[%d] (@arg %s string) stands where %s looks for %s, after which it reads a key: the callers may pass that keyword, and then a key they did not declare, which the key checks cannot see and Redis Cluster cannot route; write the options as literals (if ARGV[%d] == 'DESC' then ... else ... end), declare a count or other number int64, which is no keyword, or mark the script @cluster-unsafe", n, p.Name, shown, keyKeywords(info), n)
+		}
+	}
 	for _, p := range positions {
 		a := c.Args[p-1]
 		if a.Value.Source == parse.SourceKeyChanged {
@@ -4105,4 +4114,65 @@ func checkNilCompareBefore3(c parse.Compare, calls []parse.Call, in3 func(int) b
 	}
 	warn(c.Pos, "%s compares %s with nil, but the reply of the %s on line %d, made before redis.setresp(3), is false, not nil, when Redis replies nil: the comparison lets that false through; test it with not, or compare with false as well",
 		c.Op, o.Text, cmd, call.Pos.Line)
+}
+
+// unreadKeyword is the first word (1-based, the command name being 0) the
+// checker cannot read where the command looks for a keyword after which it
+// reads keys (SORT's STORE, GEORADIUS's STORE and STOREDIST, XREAD's
+// STREAMS), as keyPositions looks; 0 when there is none.
+func unreadKeyword(info *commandInfo, words []string, literal []bool) int {
+	n := len(words)
+	if info.name == "SORT" {
+		for i := 2; i < n; i++ {
+			if !literal[i] {
+				return i
+			}
+			switch w := strings.ToUpper(words[i]); {
+			case w == "LIMIT":
+				i += 2
+			case w == "GET" || w == "BY" || w == "STORE":
+				i++ // its value, or STORE's key
+			}
+		}
+		return 0
+	}
+	for _, ks := range info.keys {
+		if ks.beginKeyword == "" {
+			continue
+		}
+		if ks.startFrom >= 0 {
+			for i := ks.startFrom; i < n; i++ {
+				if !literal[i] {
+					return i
+				}
+				if strings.EqualFold(words[i], ks.beginKeyword) {
+					break
+				}
+			}
+		} else {
+			for i := n + ks.startFrom; i > 0; i-- {
+				if !literal[i] {
+					return i
+				}
+				if strings.EqualFold(words[i], ks.beginKeyword) {
+					break
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// keyKeywords lists the keywords after which the command reads keys.
+func keyKeywords(info *commandInfo) string {
+	var kw []string
+	if info.name == "SORT" {
+		kw = append(kw, "STORE")
+	}
+	for _, ks := range info.keys {
+		if ks.beginKeyword != "" && !slices.Contains(kw, strings.ToUpper(ks.beginKeyword)) {
+			kw = append(kw, strings.ToUpper(ks.beginKeyword))
+		}
+	}
+	return strings.Join(kw, " or ")
 }
