@@ -251,6 +251,25 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "list elements of the other kind for a record's fields",
+			src: "-- @key k\n-- @arg pick string\n-- @return {a int64, b bool?}\nif ARGV[1] == 'a' then return redis.call('LRANGE', KEYS[1], 0, 1) end\n" +
+				"return redis.call('SMISMEMBER', KEYS[1], 'x', 'y')\n",
+			want: []string{
+				"scripts/x.lua:4:31: LRANGE replies an array of strings, but @return {a int64, b bool?} reads field a as an integer: the callers get a *DecodeError whenever the reply holds a value there; declare it string, or convert the values in the script (tonumber)",
+			},
+		},
+		{
+			// A bool field reads a missing field's nil, and fails on a value.
+			name: "string list elements for a record's bool field",
+			src:  "-- @key k\n-- @return {a string?, b bool}\nreturn redis.call('HMGET', KEYS[1], 'a', 'b')\n",
+			want: []string{"scripts/x.lua:3:8: HMGET replies an array of strings, but @return {a string?, b bool} reads field b as a bool: the callers get a *DecodeError whenever the reply holds a value there; declare it string, or convert the values in the script (tonumber)"},
+		},
+		{
+			name: "integer list elements for a record's string field",
+			src:  "-- @key k\n-- @return {a int64, b string}\nreturn redis.call('SMISMEMBER', KEYS[1], 'a', 'b')\n",
+			want: []string{"scripts/x.lua:3:8: SMISMEMBER replies an array of integers, but @return {a int64, b string} reads field b as a string: the callers get a *DecodeError whenever the reply holds a value there; declare it int64, or convert the values in the script (tostring)"},
+		},
+		{
 			name: "integer list elements for strings",
 			src:  "-- @key k\n-- @return []string\nreturn redis.call('SMISMEMBER', KEYS[1], 'a', 'b')\n",
 			want: []string{"scripts/x.lua:3:8: SMISMEMBER replies an array of integers, but @return []string reads strings: the callers get a *DecodeError whenever the list holds a value; declare @return []int64, or convert the values in the script (tostring)"},
@@ -1472,7 +1491,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"local of several values tested for nil", "-- @key k\n-- @return string\nlocal v = false\nif #KEYS > 0 then v = redis.call('GET', KEYS[1]) end\nif not v then return '' end\nreturn v\n"},
 		{"keys extended on the right, or given to tostring", "-- @key k\n-- @return none\nredis.call('SET', KEYS[1] .. ':x', 'v')\nredis.call('GET', tostring(KEYS[1]))\nredis.call('DEL', string.format('%s:y', KEYS[1]))\nredis.call('SET', KEYS[1], KEYS[1]:upper())\nreturn nil\n"},
 		{"score member pairs after options the checker cannot read", "-- @key k\n-- @arg opt string\n-- @arg m string\n-- @return none\nredis.call('ZADD', KEYS[1], ARGV[1], 1, ARGV[2])\nredis.call('ZADD', KEYS[1], ARGV[1], ARGV[1], 1, ARGV[2])\nredis.call('ZADD', KEYS[1], 'CH', ARGV[1], 1, 'a', 2, 'b')\nreturn nil\n"},
-		{"array reply with nil elements into nullable fields", "-- @key k\n-- @return {a string?, b string?, c bool}\nreturn redis.call('HMGET', KEYS[1], 'a', 'b', 'c')\n"},
+		{"array reply with nil elements into nullable fields", "-- @key k\n-- @return {a string?, b string?, c string?}\nreturn redis.call('HMGET', KEYS[1], 'a', 'b', 'c')\n"},
 		{"nil tests that work", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return int64\nif ARGV[2] == nil then return 0 end\nif not redis.call('GET', KEYS[1]) then return 1 end\n" +
 			"if redis.call('GET', KEYS[1]) == false then return 2 end\nlocal v\nif #ARGV > 1 then v = redis.call('GET', KEYS[1]) end\nif v == nil then return 3 end\nreturn 4\n"},
 		{"reply compared with nil under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nreturn 0\n"},

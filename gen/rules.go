@@ -1465,6 +1465,22 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				at(ret.Pos, "%s, but @return %s reads integers: the callers get a *DecodeError whenever the list holds a value; declare @return []string, or convert the values in the script (tonumber)",
 					about(info.name+" replies an array of strings"), t.String())
 				return
+			case t.Kind == Record && (intItemReplies[info.name] || strItemReplies[info.name] && info.name != "SORT" && info.name != "SORT_RO"):
+				// Every element is of one kind: a field that reads the
+				// other fails every call whose list reaches it.
+				for _, f := range t.Fields {
+					k := f.Type.Kind
+					if intItemReplies[info.name] && k == String {
+						at(ret.Pos, "%s, but @return %s reads field %s as a string: the callers get a *DecodeError whenever the reply holds a value there; declare it int64, or convert the values in the script (tostring)",
+							about(info.name+" replies an array of integers"), t.String(), f.Name)
+						return
+					}
+					if strItemReplies[info.name] && (k == Int64 || k == Bool) {
+						at(ret.Pos, "%s, but @return %s reads field %s as %s: the callers get a *DecodeError whenever the reply holds a value there; declare it string, or convert the values in the script (tonumber)",
+							about(info.name+" replies an array of strings"), t.String(), f.Name, map[bool]string{true: "an integer", false: "a bool"}[k == Int64])
+						return
+					}
+				}
 			}
 		}
 	}
