@@ -7907,6 +7907,17 @@ var numberFuncs = map[string]bool{
 // starts with, joined ('NOT_' .. 'HELD x'; ok is false when it starts with
 // none), and joined what the message joins to them (see ErrorSite.Joined).
 func messageStart(e ast.Expr) (lit, joined string, ok bool) {
+	if f, rest, ok := formatStart(e); ok {
+		// string.format('CODE %d', n): the format's text up to its first
+		// directive starts the message.
+		if f == "" {
+			return "", "", false
+		}
+		if rest {
+			return f, "value", true
+		}
+		return f, "", true
+	}
 	var ops []ast.Expr
 	var flat func(e ast.Expr)
 	flat = func(e ast.Expr) {
@@ -7936,6 +7947,53 @@ func messageStart(e ast.Expr) (lit, joined string, ok bool) {
 		return lit, "number", true
 	}
 	return lit, "value", true
+}
+
+// formatStart reads a call of string.format (or a literal's :format) with
+// a literal format: the format's text before its first directive (%% is a
+// '%'), and whether a directive follows. ok is false for any other
+// expression.
+func formatStart(e ast.Expr) (text string, rest, ok bool) {
+	c, isCall := e.(*ast.FuncCallExpr)
+	if !isCall {
+		return "", false, false
+	}
+	var format ast.Expr
+	if c.Receiver != nil {
+		if c.Method != "format" {
+			return "", false, false
+		}
+		format = c.Receiver
+	} else {
+		a, isAttr := c.Func.(*ast.AttrGetExpr)
+		if !isAttr || len(c.Args) == 0 {
+			return "", false, false
+		}
+		lib, ok1 := a.Object.(*ast.IdentExpr)
+		fn, ok2 := a.Key.(*ast.StringExpr)
+		if !ok1 || !ok2 || lib.Value != "string" || fn.Value != "format" {
+			return "", false, false
+		}
+		format = c.Args[0]
+	}
+	f, isStr := format.(*ast.StringExpr)
+	if !isStr {
+		return "", false, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(f.Value); i++ {
+		if f.Value[i] != '%' {
+			b.WriteByte(f.Value[i])
+			continue
+		}
+		if i+1 < len(f.Value) && f.Value[i+1] == '%' {
+			b.WriteByte('%')
+			i++
+			continue
+		}
+		return b.String(), true, true
+	}
+	return b.String(), false, true
 }
 
 // leadingLiteral returns the string literal an expression is, or starts with
