@@ -5544,6 +5544,15 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				name, lib := w.libFunc(g)
 				arg.Gsub = lib && name == "string.gsub" || g.Receiver != nil && g.Method == "gsub"
 			}
+			if u, ok := a.(*ast.FuncCallExpr); ok && u.Receiver == nil && len(u.Args) == 1 {
+				// unpack({'a', 'b'}) gives the values its constructor
+				// lists: the command gets that many.
+				if f, isF := u.Func.(*ast.IdentExpr); isF && f.Value == "unpack" && !w.isLocal("unpack") {
+					if t, isT := u.Args[0].(*ast.TableExpr); isT {
+						arg.Gives = listed(t)
+					}
+				}
+			}
 			if u, ok := a.(*ast.FuncCallExpr); ok && len(u.Args) >= 1 && len(u.Args) <= 3 && u.Receiver == nil {
 				f, isF := u.Func.(*ast.IdentExpr)
 				t, isT := u.Args[0].(*ast.IdentExpr)
@@ -7947,6 +7956,27 @@ func messageStart(e ast.Expr) (lit, joined string, ok bool) {
 		return lit, "number", true
 	}
 	return lit, "value", true
+}
+
+// listed is how many values unpack gives of the table constructor t: its
+// positional values, when it has nothing else and none of them may give
+// another number (a call or ... last, which gives all its values; a nil,
+// after which the length is not fixed); 0 otherwise.
+func listed(t *ast.TableExpr) int {
+	for i, f := range t.Fields {
+		if f.Key != nil {
+			return 0
+		}
+		switch f.Value.(type) {
+		case *ast.NilExpr:
+			return 0
+		case *ast.FuncCallExpr, *ast.Comma3Expr:
+			if i == len(t.Fields)-1 {
+				return 0
+			}
+		}
+	}
+	return len(t.Fields)
 }
 
 // formatStart reads a call of string.format (or a literal's :format) with
