@@ -29,10 +29,11 @@ func TestListCursorPastLastPrimary(t *testing.T) {
 	}
 }
 
-// A cursor names the prefix it was printed for: a SCAN position does not
-// depend on MATCH, so one taken to another --prefix (or --key-prefix) ran to
-// the end without that prefix's keys in the buckets already read, and said
-// nothing (exit 0, a listing short of locks held). It is refused (exit 2).
+// A cursor names the prefix and database it was printed for: a SCAN
+// position does not depend on MATCH, so one taken to another --prefix (or
+// --key-prefix) ran to the end without that prefix's keys in the buckets
+// already read, and said nothing (exit 0, a listing short of locks held).
+// It is refused (exit 2), as is one taken to another database.
 func TestListCursorOtherPrefix(t *testing.T) {
 	t.Parallel()
 	d := singleNode(t)
@@ -51,5 +52,11 @@ func TestListCursorOtherPrefix(t *testing.T) {
 	cursor := "0:0:" + fingerprint(addrs, prefix+"b:")
 	if r := cli(ctx, d, "", "list", "--key-prefix", prefix, "--prefix", "b:", "--cursor", cursor); r.code != exitOK || !strings.Contains(r.out, "b:1") {
 		t.Errorf("list --prefix b: --cursor %s: exit %d\n%s%s", cursor, r.code, r.out, r.errOut)
+	}
+	// The same prefix in another database: its keys are others.
+	d1 := d
+	d1.url += "/1"
+	if r := cli(ctx, d1, "", "list", "--key-prefix", prefix, "--prefix", "b:", "--cursor", cursor); r.code != exitUsage || !strings.Contains(r.errOut, "another database") {
+		t.Errorf("list on database 1 with a cursor printed for database 0: exit %d, want %d\n%s%s", r.code, exitUsage, r.out, r.errOut)
 	}
 }

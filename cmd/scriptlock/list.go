@@ -125,7 +125,7 @@ const fingerprintLen = 8
 
 // fingerprint names a listing, as a cursor writes it: its primaries, given
 // in address order, and the key prefix it matches (--key-prefix and
-// --prefix). A SCAN position does not depend on MATCH, so a cursor taken to
+// --prefix, after the database when that is not 0). A SCAN position does not depend on MATCH, so a cursor taken to
 // another prefix would skip that prefix's keys in the buckets already read.
 func fingerprint(addrs []string, match string) string {
 	h := sha256.Sum256([]byte(strings.Join(addrs, ",") + "\x00" + match))
@@ -415,9 +415,14 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	for i, n := range nodes {
 		addrs[i] = n.addr
 	}
-	fp := fingerprint(addrs, prefix)
+	scope := prefix
+	if e.db != 0 {
+		// Another database's keys: a SCAN position there skips as much.
+		scope = "db " + strconv.Itoa(e.db) + "\x00" + prefix
+	}
+	fp := fingerprint(addrs, scope)
 	if cur.primaries != "" && cur.primaries != fp {
-		return nil, failf(exitUsage, "cursor %s was printed for another listing: another --prefix or --key-prefix than %q, or other primaries than there are now (%s): a failover, or a primary added or removed, since then; its SCAN position belongs to a server it no longer names, or skips keys of this prefix: list again without --cursor",
+		return nil, failf(exitUsage, "cursor %s was printed for another listing: another --prefix or --key-prefix than %q, another database, or other primaries than there are now (%s): a failover, or a primary added or removed, since then; its SCAN position belongs to a server it no longer names, or skips keys of this prefix: list again without --cursor",
 			cur, prefix, strings.Join(addrs, ", "))
 	}
 	cur.primaries = fp

@@ -72,6 +72,10 @@ type env struct {
 	// interval and would ask the server each time.
 	publish string
 
+	// db is the URL's database (/N or ?db=N), which names a listing with
+	// its prefix (list's cursor).
+	db int
+
 	// command flags
 	prefix   string        // list
 	limit    int           // list, inspect
@@ -273,6 +277,9 @@ func (e *env) session(ctx context.Context, cmd *command, positional []string, u 
 		return exitFailure
 	}
 	e.rc = rc // closed by the caller once the outcome is reported
+	if opt, err := rueidis.ParseURL(u); err == nil {
+		e.db = opt.SelectDB // connect parsed it already
+	}
 	e.phase.set(phaseRunning)
 	if err := checkClusterMode(ctx, e); err != nil {
 		fmt.Fprintf(errOut, "scriptlock: %v\n", escapedError{err})
