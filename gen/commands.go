@@ -315,28 +315,9 @@ func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, c
 			complete = false
 			continue
 		case ks.beginKeyword != "":
-			if ks.startFrom >= 0 {
-				for i := ks.startFrom; i < n; i++ {
-					if !literal[i] {
-						complete = false
-						break
-					}
-					if strings.EqualFold(words[i], ks.beginKeyword) {
-						begin = i + 1
-						break
-					}
-				}
-			} else {
-				for i := n + ks.startFrom; i > 0; i-- {
-					if !literal[i] {
-						complete = false
-						break
-					}
-					if strings.EqualFold(words[i], ks.beginKeyword) {
-						begin = i + 1
-						break
-					}
-				}
+			var unread int
+			if begin, unread = ks.findKeyword(words, literal); unread > 0 {
+				complete = false
 			}
 			if begin < 0 {
 				continue
@@ -384,30 +365,62 @@ func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, c
 		// the last STORE, skipping LIMIT's two words and BY's and GET's
 		// one. A word the checker cannot read where an option may be could
 		// be another STORE: then no position is given.
-		store := -1
-		for i := 2; i < n; i++ {
-			if i == store && !literal[i] {
-				continue // the key itself
-			}
-			if !literal[i] {
-				complete, store = false, -1
-				break
-			}
-			switch w := strings.ToUpper(words[i]); {
-			case w == "LIMIT":
-				i += 2
-			case w == "GET" || w == "BY":
-				i++
-			case w == "STORE" && i+1 < n:
-				store = i + 1
-			}
-		}
-		if store > 0 {
+		if store, unread := sortStore(words, literal); unread > 0 {
+			complete = false
+		} else if store > 0 {
 			pos = append(pos, store)
 		}
 	}
 	sort.Ints(pos)
 	return pos, complete
+}
+
+// findKeyword looks for the keyword of a key spec that begins at one
+// (beginKeyword) as Redis does: from startFrom on, or back from the end for
+// a negative one. begin is the word after it (-1: not found); unread the
+// word the checker cannot read where the search stopped (0: none), which may
+// be the keyword.
+func (ks keySpec) findKeyword(words []string, literal []bool) (begin, unread int) {
+	n := len(words)
+	step, i := 1, ks.startFrom
+	if ks.startFrom < 0 {
+		step, i = -1, n+ks.startFrom
+	}
+	for ; i < n && (step > 0 || i > 0); i += step {
+		if !literal[i] {
+			return -1, i
+		}
+		if strings.EqualFold(words[i], ks.beginKeyword) {
+			return i + 1, 0
+		}
+	}
+	return -1, 0
+}
+
+// sortStore finds SORT's STORE key as sortGetKeys does: the word after the
+// last STORE, skipping LIMIT's two words and BY's and GET's one (0: none).
+// unread is a word the checker cannot read where an option may be (0:
+// none), which could be another STORE: then no position is known.
+func sortStore(words []string, literal []bool) (store, unread int) {
+	n := len(words)
+	store = -1
+	for i := 2; i < n; i++ {
+		if i == store && !literal[i] {
+			continue // the key itself
+		}
+		if !literal[i] {
+			return -1, i
+		}
+		switch w := strings.ToUpper(words[i]); {
+		case w == "LIMIT":
+			i += 2
+		case w == "GET" || w == "BY":
+			i++
+		case w == "STORE" && i+1 < n:
+			store = i + 1
+		}
+	}
+	return max(store, 0), 0
 }
 
 // migrateKeys is keyPositions of MIGRATE, whose key specs are incomplete:

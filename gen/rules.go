@@ -4137,43 +4137,16 @@ func checkNilCompareBefore3(c parse.Compare, calls []parse.Call, in3 func(int) b
 // reads keys (SORT's STORE, GEORADIUS's STORE and STOREDIST, XREAD's
 // STREAMS), as keyPositions looks; 0 when there is none.
 func unreadKeyword(info *commandInfo, words []string, literal []bool) int {
-	n := len(words)
 	if info.name == "SORT" {
-		for i := 2; i < n; i++ {
-			if !literal[i] {
-				return i
-			}
-			switch w := strings.ToUpper(words[i]); {
-			case w == "LIMIT":
-				i += 2
-			case w == "GET" || w == "BY" || w == "STORE":
-				i++ // its value, or STORE's key
-			}
-		}
-		return 0
+		_, unread := sortStore(words, literal)
+		return unread
 	}
 	for _, ks := range info.keys {
 		if ks.beginKeyword == "" {
 			continue
 		}
-		if ks.startFrom >= 0 {
-			for i := ks.startFrom; i < n; i++ {
-				if !literal[i] {
-					return i
-				}
-				if strings.EqualFold(words[i], ks.beginKeyword) {
-					break
-				}
-			}
-		} else {
-			for i := n + ks.startFrom; i > 0; i-- {
-				if !literal[i] {
-					return i
-				}
-				if strings.EqualFold(words[i], ks.beginKeyword) {
-					break
-				}
-			}
+		if _, unread := ks.findKeyword(words, literal); unread > 0 {
+			return unread
 		}
 	}
 	return 0

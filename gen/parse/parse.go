@@ -1130,12 +1130,13 @@ const MeasuredAll = math.MaxInt
 // ends but through a return (while true, repeat ... until false, with no
 // break of its own). Any other loop is taken to end.
 func terminates(stmts []ast.Stmt) bool {
+	if exits(stmts) {
+		return true // a return, or a call of error
+	}
 	if len(stmts) == 0 {
 		return false
 	}
 	switch s := stmts[len(stmts)-1].(type) {
-	case *ast.ReturnStmt:
-		return true
 	case *ast.DoBlockStmt:
 		return terminates(s.Stmts)
 	case *ast.WhileStmt:
@@ -1148,11 +1149,6 @@ func terminates(stmts []ast.Stmt) bool {
 		}
 	case *ast.IfStmt:
 		return len(s.Else) > 0 && terminates(s.Then) && terminates(s.Else)
-	case *ast.FuncCallStmt:
-		if c, ok := s.Expr.(*ast.FuncCallExpr); ok {
-			id, ok := c.Func.(*ast.IdentExpr)
-			return ok && id.Value == "error"
-		}
 	}
 	return false
 }
