@@ -7374,16 +7374,26 @@ var stringArgFuncs = map[string]map[string]bool{
 // libFunc is the name (string.len) of a call of a function of a library
 // table (not a local of that name) with at least one argument.
 func (w *walker) libFunc(e *ast.FuncCallExpr) (string, bool) {
-	a, ok := e.Func.(*ast.AttrGetExpr)
-	if !ok || len(e.Args) == 0 {
+	lib, fn, ok := libCall(e)
+	if !ok || w.isLocal(lib) {
 		return "", false
 	}
-	lib, ok1 := a.Object.(*ast.IdentExpr)
-	fn, ok2 := a.Key.(*ast.StringExpr)
-	if !ok1 || !ok2 || w.isLocal(lib.Value) {
-		return "", false
+	return lib + "." + fn, true
+}
+
+// libCall reads a call lib.fn(...) with an argument at least, whatever the
+// scope makes of lib (libFunc checks it names no local).
+func libCall(e *ast.FuncCallExpr) (lib, fn string, ok bool) {
+	a, isAttr := e.Func.(*ast.AttrGetExpr)
+	if !isAttr || len(e.Args) == 0 {
+		return "", "", false
 	}
-	return lib.Value + "." + fn.Value, true
+	l, ok1 := a.Object.(*ast.IdentExpr)
+	f, ok2 := a.Key.(*ast.StringExpr)
+	if !ok1 || !ok2 {
+		return "", "", false
+	}
+	return l.Value, f.Value, true
 }
 
 // stringArgFunc is the name (string.len) of a call of a stringArgFuncs
@@ -7995,13 +8005,7 @@ func formatStart(e ast.Expr) (text string, rest, ok bool) {
 		}
 		format = c.Receiver
 	} else {
-		a, isAttr := c.Func.(*ast.AttrGetExpr)
-		if !isAttr || len(c.Args) == 0 {
-			return "", false, false
-		}
-		lib, ok1 := a.Object.(*ast.IdentExpr)
-		fn, ok2 := a.Key.(*ast.StringExpr)
-		if !ok1 || !ok2 || lib.Value != "string" || fn.Value != "format" {
+		if lib, fn, ok := libCall(c); !ok || lib != "string" || fn != "format" {
 			return "", false, false
 		}
 		format = c.Args[0]
