@@ -312,6 +312,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		at(w.Pos, "assignment to %s: Redis 7 makes the redis table and the libraries read-only, so it fails at run time (\"Attempt to modify a readonly table\"); keep the value in a local", w.Name)
 	}
 	for _, w := range pf.TableWrites {
+		if w.Held {
+			at(w.Pos, "%s held or passed on (a local, a table, a function's argument or result): a change made through it (t[1] = ...) escapes the checks of keys, arguments and commands, and Redis Cluster's routing, which take %s[n] for what the callers pass; read %s where it is used (%s[i], #%s, unpack(%s), ipairs(%s)) or copy it ({unpack(%s)})", w.Table, w.Table, w.Table, w.Table, w.Table, w.Table, w.Table, w.Table)
+			continue
+		}
 		at(w.Pos, "%s changes %s: the checks of keys, arguments and commands, and Redis Cluster's routing, take %s[n] for what the callers pass, which a script that changed it no longer holds; copy the value to a local and change that", w.Name, w.Table, w.Table)
 	}
 

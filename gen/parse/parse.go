@@ -307,6 +307,10 @@ type TableWrite struct {
 	Pos   Pos
 	Name  string
 	Table string
+	// Held is true when the table itself is held or passed on (a local, a
+	// table's field, a function's argument) where the checker cannot see
+	// what is done with it.
+	Held bool
 }
 
 // ErrorSite is a place that raises or returns an error with a literal

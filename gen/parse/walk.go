@@ -1926,7 +1926,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.result(v)
 		}
 		for _, e := range s.Exprs {
-			if w.depth == 0 && w.tableLocal(e) != nil {
+			if w.depth == 0 && (w.tableLocal(e) != nil || w.listTable(e)) {
 				// The script ends here: nothing changes the table after.
 				w.tableRead(e)
 				continue
@@ -3418,6 +3418,9 @@ func (w *walker) expr(e ast.Expr) {
 		if e.Value == "KEYS" || e.Value == "ARGV" {
 			w.addUse(e.Value, Use{Pos: pos, Bare: true})
 			w.changed(e.Value) // passed on or held: tableRead takes the reads
+			if !w.dry {
+				w.f.TableWrites = append(w.f.TableWrites, TableWrite{Pos: pos, Name: e.Value, Table: e.Value, Held: true})
+			}
 		}
 		if w.isRedis(e) {
 			w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: e.Value})
@@ -3706,7 +3709,11 @@ func (w *walker) expr(e ast.Expr) {
 			// string.len(v), cjson.decode(v): a library function that
 			// takes a string first.
 			pos, _ := w.tokenPos(e.Line(), fn[strings.IndexByte(fn, '.')+1:], true)
-			w.operation(e.Args[0], fn, pos)
+			if id, ok := e.Args[0].(*ast.IdentExpr); ok && fn == "table.concat" && w.listTable(id) {
+				w.listPassed(id)
+			} else {
+				w.operation(e.Args[0], fn, pos)
+			}
 			w.exprs(e.Args[1:])
 		} else if direct && (fname == "call" || fname == "pcall") && len(w.f.Calls) > before && len(e.Args) > 0 {
 			// redis.call's arguments: Redis refuses false, nil and a table.
@@ -3730,6 +3737,10 @@ func (w *walker) expr(e ast.Expr) {
 			if len(args) > 0 && w.keepsFields(e) {
 				if id, ok := args[0].(*ast.IdentExpr); ok {
 					w.keep(id)
+					if w.listTable(id) {
+						w.listPassed(id)
+						args = args[1:]
+					}
 				}
 			}
 			if id, ok := e.Func.(*ast.IdentExpr); ok && len(args) > 0 && (id.Value == "ipairs" || id.Value == "pairs" || id.Value == "unpack") && !w.isLocal(id.Value) && w.tableRead(args[0]) {
@@ -5938,6 +5949,21 @@ func (w *walker) spoil(l *local) {
 		w.spoiled = map[string]bool{}
 	}
 	w.spoiled[l.decl] = true
+}
+
+// listTable reports whether e names KEYS or ARGV.
+func (w *walker) listTable(e ast.Expr) bool {
+	id, ok := e.(*ast.IdentExpr)
+	return ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value)
+}
+
+// listPassed records KEYS or ARGV (id) passed to a library function that
+// reads it, or changes it where tableWrite sees the change: a use of the
+// whole table that does not hold it out of the checker's sight.
+func (w *walker) listPassed(id *ast.IdentExpr) {
+	pos, _ := w.identPos(id.Line(), id.Value)
+	w.addUse(id.Value, Use{Pos: pos, Bare: true})
+	w.changed(id.Value)
 }
 
 // tableLocal is the table local e names, if any.
