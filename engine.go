@@ -2321,6 +2321,20 @@ func (c *Client) end(h *hold, cause error) {
 	}
 }
 
+// endReleased is end for a hold its owner's release let go (ctx is the
+// release's): one a lost MultiLock or RedLock gave back is reported ended
+// by that loss (EndLost), not by an Unlock.
+func (c *Client) endReleased(ctx context.Context, h *hold, cause error) {
+	obs := c.endUnreported(h, cause)
+	if obs == nil {
+		return
+	}
+	if cause == context.Canceled && ctx.Value(givenBackKey{}) != nil {
+		cause = errGivenBack
+	}
+	obs.ended(cause) // last: the hold is finished whatever the Observer does
+}
+
 // endUnreported is end without the report of the hold's end, which it
 // returns the observer for (nil for none).
 func (c *Client) endUnreported(h *hold, cause error) *holdObs {
@@ -2845,7 +2859,10 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// whose reply was lost): the owner's last Unlock releases them all.
 		// Given back from inside an acquisition (its grant outlived its
 		// context), the undo does not wait for that acquisition to end.
-		c.finish(h, context.Canceled)
+		c.mu.Lock()
+		c.forgetLocked(h)
+		c.mu.Unlock()
+		c.endReleased(ctx, h, context.Canceled)
 		if err := c.undoUnknown(rctx, ctx, p, field, lease); err != nil {
 			if errors.Is(err, errUndoUnsettled) {
 				return nil // the owner's own hold was released
@@ -2872,7 +2889,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				cause = fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft)
 			}
 			c.mu.Unlock()
-			c.end(h, cause)
+			c.endReleased(ctx, h, cause)
 			if lost && h.endedBy(cause) {
 				// Logged once: not when the hold was ended as lost before
 				// the release was sent (above), or by the watchdog.

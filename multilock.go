@@ -805,7 +805,7 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 			defer wg.Done()
 			// No caller to reach, and a panic here would crash the process.
 			logged(loggerOf(l), "giving back a lost MultiLock's member", func() {
-				_ = l.Unlock(giveBackCtx(l, mh.ctxs[i]))
+				_ = l.Unlock(givenBack(giveBackCtx(l, mh.ctxs[i])))
 			})()
 		})
 	}

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -164,6 +165,10 @@ type ReleaseEvent struct {
 	Duration time.Duration
 	Retries  int   // calls made again because the one before ran nothing (see below)
 	Err      error // nil, or errors.Is ErrNotHeld, or a Redis error
+	// GivenBack is true for the engine's own release of a member or node
+	// that still held when the MultiLock or RedLock it is part of was lost
+	// (no Unlock of the program): its hold ends as EndLost.
+	GivenBack bool
 }
 
 // Retries in AcquireEvent and ReleaseEvent count calls that Redis refused
@@ -199,7 +204,7 @@ func (c HoldEndCause) String() string {
 type HoldEvent struct {
 	Cause HoldEndCause
 	Held  time.Duration // from the acquiring call to the end
-	Err   error         // the cause as the lock's context reports it
+	Err   error         // the cause as the lock's context reports it; for a member or node given back by a lost MultiLock or RedLock (ReleaseEvent.GivenBack), errors.Is ErrLockLost
 }
 
 // RenewalEvent describes one watchdog round trip (on a Cluster, one hash
@@ -401,6 +406,19 @@ func observerCall(log *slog.Logger, method string, f func()) {
 // on.
 func giveBackOnPanic(call, giveBack func()) { goOnAfter(call, giveBack) }
 
+// givenBackKey marks the context with which a lost MultiLock or RedLock
+// gives back a member or node that still held (givenBack): that release is
+// the loss's, not an Unlock of the program, and is reported so.
+type givenBackKey struct{}
+
+// errGivenBack is the end reported for a hold given back that way.
+var errGivenBack = fmt.Errorf("%w: given back after the MultiLock or RedLock it is part of was lost", ErrLockLost)
+
+// givenBack marks ctx, a member's or node's lock context, for its give-back.
+func givenBack(ctx context.Context) context.Context {
+	return context.WithValue(ctx, givenBackKey{}, true)
+}
+
 // unobserved marks ctx so that the calls made with it are not reported: the
 // engine's own give-back of a grant its caller never received.
 func unobserved(ctx context.Context) context.Context {
@@ -480,13 +498,13 @@ func (c *Client) observeRelease(ctx context.Context, op Op, release func(context
 			// The release panicked (the caller's context, say): its end
 			// is reported all the same before the panic goes on.
 			st.done = true
-			o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: errPanicked})
+			o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: errPanicked, GivenBack: ctx.Value(givenBackKey{}) != nil})
 		}
 	}()
 	err := release(context.WithValue(ctx, waitStatsKey{}, st))
 	returned = true
 	st.done = true
-	o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: err})
+	o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: err, GivenBack: ctx.Value(givenBackKey{}) != nil})
 	return err
 }
 

@@ -1151,7 +1151,7 @@ func (r *RedLock) giveBack(h *redHeld) {
 			defer wg.Done()
 			defer h.stops[i](context.Canceled)
 			// No caller to reach.
-			observerCall(m.c.log, "ReleaseStart", func() { _ = r.backNodes[i].Unlock(nctx) })
+			observerCall(m.c.log, "ReleaseStart", func() { _ = r.backNodes[i].Unlock(givenBack(nctx)) })
 		}
 		if !m.c.background(release) {
 			go release() // Close has begun: it ends the hold anyway

@@ -254,6 +254,10 @@ func (o *Observer) ReleaseStart(ctx context.Context, op scriptlock.Op) context.C
 func (o *Observer) ReleaseEnd(ctx context.Context, op scriptlock.Op, e scriptlock.ReleaseEvent) {
 	outcome := "released"
 	switch {
+	case e.GivenBack && (e.Err == nil || errors.Is(e.Err, scriptlock.ErrNotHeld)):
+		// The engine's, after a MultiLock's or RedLock's loss; one that
+		// found the member lost too is no error of the program's.
+		outcome, e.Err = "given_back", nil
 	case errors.Is(e.Err, scriptlock.ErrNotHeld):
 		outcome = "not_held"
 	case e.Err != nil:
