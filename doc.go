@@ -220,9 +220,10 @@
 // of the counter than its last grant left (an RDB snapshot, or an AOF with
 // appendfsync everysec), or a failover to a replica the last grants had not
 // reached: the tokens handed out since that copy are handed out again. A
-// store that refuses writes
-// carrying a token not above the last one it accepted (UPDATE ... WHERE fence
-// < $token) refuses a holder whose lease ran out while it was paused. The
+// store that records the token on the row before reading it (UPDATE ... SET
+// fence = $token WHERE ... AND fence < $token) and writes only while it is
+// still there (UPDATE ... WHERE ... AND fence = $token) refuses a holder whose
+// lease ran out while it was paused. The
 // counter expires [WithFenceIdle] after it started (default 7 days; grants do
 // not extend it); a new counter starts from the server's clock in
 // microseconds, above every token handed out before. RedLock has no fencing

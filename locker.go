@@ -65,7 +65,11 @@ func OwnerFrom(ctx context.Context) (string, bool) {
 // Fence returns the fencing token of the most recent lock acquired into ctx (the
 // context Lock returned, or one derived from it). Tokens for one lock name are
 // strictly increasing across acquisitions, so a downstream store can refuse a
-// write carrying an older token: UPDATE ... WHERE fence < $token. ok is
+// holder whose lease ran out: record the token on the row before reading it
+// (UPDATE ... SET fence = $token WHERE ... AND fence < $token), then write only
+// while it is still there (UPDATE ... WHERE ... AND fence = $token). A single
+// "fence < $token" on the final write is not enough: a paused holder writing
+// after the next holder read but before it wrote would pass it. ok is
 // false when that lock hands out none (an unfenced LeanMutex, a read hold),
 // even inside the context of a lock that does, and for a nil ctx.
 func Fence(ctx context.Context) (int64, bool) {

@@ -41,7 +41,8 @@ func Example() {
 	credits := 0
 	recharge := func(c echo.Context) error {
 		// Runs under the lock recharge:<id>; its fencing token guards the
-		// write (UPDATE ... WHERE fence < $token).
+		// store: recorded on the row before the read, required by the write
+		// (README, Fencing).
 		fence, _ := scriptlock.Fence(c.Request().Context())
 		credits++
 		return c.JSON(http.StatusCreated, map[string]any{"status": "recharged", "fenced": fence > 0})
