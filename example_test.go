@@ -167,32 +167,47 @@ func ExampleWithOwner() {
 	// locked after the last Unlock: false
 }
 
-// fencedRow stands for a database row guarded by a fencing token, as in
-// UPDATE orders SET status = $1, fence = $2 WHERE id = $3 AND fence < $2.
+// fencedRow stands for a database row guarded by a fencing token, as in the
+// README's Fencing section: a holder records its token on the row before it
+// reads it (UPDATE orders SET fence = $1 WHERE id = $2 AND fence < $1
+// RETURNING status), and its write requires that token still to be there
+// (UPDATE orders SET status = 'paid' WHERE id = $2 AND fence = $1 AND status
+// = 'unpaid').
 type fencedRow struct {
 	mu     sync.Mutex
 	fence  int64
 	status string
 }
 
-func (s *fencedRow) write(token int64, status string) bool {
+func (s *fencedRow) claim(token int64) (status string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if token <= s.fence {
-		return false // a newer holder has written: this holder's lock is gone
+		return "", false
 	}
-	s.fence, s.status = token, status
+	s.fence = token
+	return s.status, true
+}
+
+func (s *fencedRow) pay(token int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if token != s.fence || s.status != "unpaid" {
+		return false // a newer holder has claimed the row: this holder's lock is gone
+	}
+	s.status = "paid"
 	return true
 }
 
 // A holder whose lock ended without its knowing (a GC pause past its lease,
-// here a ForceUnlock) still carries its old token, which the store refuses
-// once a newer holder has written.
+// here a ForceUnlock) still carries its old token: once a newer holder has
+// claimed the row, the store refuses its late write, even one made before
+// the newer holder writes.
 func ExampleFence() {
 	locks, closeLocks := connect()
 	defer closeLocks()
 	ctx := context.Background()
-	store := &fencedRow{}
+	store := &fencedRow{status: "unpaid"}
 	m, err := locks.Mutex("order:44")
 	if err != nil {
 		log.Fatal(err) // an invalid name or option
@@ -203,6 +218,8 @@ func ExampleFence() {
 		log.Fatal(err)
 	}
 	stale, _ := scriptlock.Fence(first)
+	status, _ := store.claim(stale)
+	fmt.Println("first holder read:", status)
 	// An operator in another process forces the lock open; the first holder
 	// does not know yet (its own Client would have ended its context).
 	admin, closeAdmin := connect()
@@ -221,11 +238,15 @@ func ExampleFence() {
 	}
 	defer m.Unlock(second)
 	token, _ := scriptlock.Fence(second)
-	fmt.Println("second holder's write accepted:", store.write(token, "paid"))
-	fmt.Println("first holder's late write accepted:", store.write(stale, "paid again"))
+	status, _ = store.claim(token)
+	fmt.Println("second holder read:", status)
+	fmt.Println("first holder's late write accepted:", store.pay(stale))
+	fmt.Println("second holder's write accepted:", store.pay(token))
 	// Output:
-	// second holder's write accepted: true
+	// first holder read: unpaid
+	// second holder read: unpaid
 	// first holder's late write accepted: false
+	// second holder's write accepted: true
 }
 
 // A FairMutex grants the lock in arrival order; TryLock with wait 0 never
