@@ -15,11 +15,13 @@
 //
 // The database is SQLite (pure Go, embedded) or PostgreSQL (pgx); the schema
 // is created on start. Idempotency-Key is supported on both front ends when
-// Config.Idempotency is set. Service.Unsafe drops the lock and the token,
-// to show the double credit they prevent.
+// Config.Idempotency is set. Service.Unsafe drops the lock, the token and the
+// write's status check, a plain check-then-act, to show a double credit. In
+// the locked service the lock keeps duplicates from repeating the work, and
+// the write's conditions (token, status) keep an order to one credit.
 //
 // cmd/recharge runs the service; cmd/demo (make demo) runs the duplicate-request
-// scenario against it, with and without the lock.
+// scenario against it, locked and -unsafe.
 //
 // The gRPC code in rechargepb is generated and committed; after changing
 // rechargepb/recharge.proto, regenerate it from that directory with

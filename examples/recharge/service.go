@@ -81,7 +81,8 @@ type Service struct {
 	Store *Store
 	// Work runs between reading the order and paying it. Default: 5–15 ms.
 	Work WorkFunc
-	// Unsafe runs without the lock: no fencing token, unconditional write.
+	// Unsafe runs without the lock: no fencing token, and a write that does
+	// not check the order is unpaid.
 	Unsafe bool
 
 	credited, already, stale atomic.Int64

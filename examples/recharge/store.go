@@ -310,8 +310,8 @@ func (s *Store) Claim(ctx context.Context, id, token int64) (Order, error) {
 // same.
 //
 // token 0 is the unsafe path, with no lock and so no token: the order is
-// marked paid whether it is unpaid or already paid (the check-then-act a
-// lock must protect), and only the first payment is recorded; an order in
+// marked paid whether it is unpaid or already paid (a plain check-then-act
+// with no condition on the write), and only the first payment is recorded; an order in
 // any other state gives ErrNotPayable.
 func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) error {
 	defer s.lockWrites()()
@@ -324,8 +324,9 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 	// row this statement marks paid, never the caller's copy of the order.
 	var account, amt int64
 	if token == 0 {
-		// Paid or unpaid, not only unpaid: that is the race the lock
-		// prevents. Any other state (cancelled, ...) is never paid.
+		// Paid or unpaid, not only unpaid: the unchecked write of a plain
+		// check-then-act, which credits once per duplicate that read the
+		// order unpaid. Any other state (cancelled, ...) is never paid.
 		err = tx.QueryRowContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND status IN ('unpaid', 'paid') RETURNING account_id, amount`), o.ID).
 			Scan(&account, &amt)
 	} else {

@@ -55,7 +55,8 @@ type Config struct {
 	// Idempotency, when set, enables Idempotency-Key support on the server
 	// (the scenario's requests carry no key).
 	Idempotency *idempotency.Store
-	// Unsafe runs the service without the lock.
+	// Unsafe runs the service without the lock and the write's checks
+	// (Service.Unsafe).
 	Unsafe bool
 	// Dir holds the SQLite database (a new file per run). Required unless
 	// OpenStore is set.

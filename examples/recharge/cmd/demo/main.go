@@ -1,5 +1,5 @@
 // Command demo runs the recharge scenario twice — with scriptlock's order
-// locks and with -unsafe (no lock) — over HTTP and gRPC, and prints what was
+// locks and with -unsafe (no lock, unchecked write) — over HTTP and gRPC, and prints what was
 // credited. It exits 0 only when the locked run credited every order exactly
 // once.
 //
@@ -116,7 +116,7 @@ func run() int {
 	fmt.Fprintf(out, "\n%d unpaid orders; %d concurrent duplicate recharge requests per order, over HTTP and over gRPC.\n",
 		*orders, *dups)
 	fmt.Fprintln(out, "Locked: each request locks order:<id>, then claims the order with its fencing token and pays it once.")
-	fmt.Fprintln(out, "Unsafe: the same service started with -unsafe: no lock, no token.")
+	fmt.Fprintln(out, "Unsafe: the service started with -unsafe: no lock, no token, a write that does not check the order is unpaid.")
 	fmt.Fprintln(out)
 
 	var reports []*scenario.Report
@@ -155,7 +155,7 @@ func run() int {
 	}
 	for _, r := range reports {
 		if r.Unsafe && r.Credits > int64(r.Orders) {
-			fmt.Fprintf(out, "      unsafe %s: %d credits for %d orders, %s paid out too much: the double credit the lock prevents.\n",
+			fmt.Fprintf(out, "      unsafe %s: %d credits for %d orders, %s paid out too much: a check-then-act with no lock and an unchecked write.\n",
 				r.Transport, r.Credits, r.Orders, money(r.Actual-r.Expected))
 		}
 	}

@@ -6,7 +6,8 @@
 //
 // The database is SQLite (-sqlite file, default recharge.db) or PostgreSQL
 // (-postgres DSN); the schema is created on start. -unsafe runs without the
-// lock, to see the double credit it prevents.
+// lock and without the write's token and status checks, to see a double
+// credit.
 package main
 
 import (
@@ -45,7 +46,7 @@ func run() error {
 		sqlite   = flag.String("sqlite", "recharge.db", "SQLite database file")
 		pgDSN    = flag.String("postgres", "", "PostgreSQL DSN; replaces -sqlite")
 		seed     = flag.Int("seed", 0, "create this many unpaid orders (over 10 accounts) when the database has none")
-		unsafe   = flag.Bool("unsafe", false, "run WITHOUT the lock: duplicate requests credit an order more than once")
+		unsafe   = flag.Bool("unsafe", false, "run WITHOUT the lock and the write's token and status checks: duplicate requests credit an order more than once")
 		wait     = flag.Duration("wait", recharge.DefaultWait, "how long a request waits for its order's lock (0: a single attempt, 409 at once while it is held)")
 		work     = flag.Duration("work", 10*time.Millisecond, "simulated payment processing time per credit")
 	)
@@ -114,7 +115,7 @@ func run() error {
 	}
 	defer cfg.Idempotency.Close()
 	if *unsafe {
-		log.Warn("running WITHOUT the order lock (-unsafe): concurrent duplicates credit an order more than once")
+		log.Warn("running WITHOUT the order lock and the write's checks (-unsafe): concurrent duplicates credit an order more than once")
 	} else {
 		locks, err := scriptlock.New(rc, scriptlock.WithLogger(log))
 		if err != nil {
