@@ -69,13 +69,20 @@ func startRedis(ctx context.Context, forceEmbedded bool) (*redisEnv, error) {
 // other choices, so a stale one in the environment stops every run.
 const redisURLHint = "; unset REDIS_URL to use a redis-server on PATH or the embedded server, or run with -embedded"
 
+// redactURL hides the user name and password of a Redis URL. Go's URL
+// parser, and so rueidis, takes them up to the last '@' (a password may hold
+// a raw one: redis://user:top@secret@host), so everything between "://" and
+// the last '@' is hidden; an '@' later in the URL hides more than needed,
+// never less.
 func redactURL(u string) string {
-	if i := strings.Index(u, "@"); i >= 0 {
-		if j := strings.Index(u, "://"); j >= 0 && j < i {
-			return u[:j+3] + "***" + u[i:]
-		}
+	i := strings.LastIndex(u, "@")
+	if i < 0 {
+		return u
 	}
-	return u
+	if j := strings.Index(u, "://"); j >= 0 && j < i {
+		return u[:j+3] + "***" + u[i:]
+	}
+	return "***" + u[i:]
 }
 
 // startServer runs redis-server on a free loopback port, without
