@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,9 +34,20 @@ import (
 
 func main() {
 	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "recharge:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is the message printed for err: prefixed with the command's
+// name, unless it starts with it already, as the recharge package's errors
+// do ("recharge: create schema: ...").
+func errorLine(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "recharge: ") {
+		return msg
+	}
+	return "recharge: " + msg
 }
 
 func run() error {
