@@ -39,7 +39,14 @@ func TestKeyThroughTableNamed(t *testing.T) {
 		{
 			name: "unpack of a constructor",
 			src:  head + "redis.call('DEL', unpack({'a', 'b'}))\nredis.call('DEL', KEYS[1])\n",
-			want: []string{"scripts/x.lua:3:19: key position of DEL holds the literal unpack({...})" + keysOrUnsafe},
+			// Each value it lists, as if written in place.
+			want: []string{"scripts/x.lua:3:19: key position of DEL holds the literal \"a\"" + keysOrUnsafe, "scripts/x.lua:3:19: key position of DEL holds the literal \"b\"" + keysOrUnsafe},
+		},
+		{
+			// (MSET k v k v: its third word is a key.)
+			name: "an argument listed at a key position",
+			src:  head + "redis.call('MSET', KEYS[1], unpack({'v', ARGV[1], 'w'}))\n",
+			want: []string{"scripts/x.lua:3:29: key position of MSET holds ARGV[1], an argument" + keysOrUnsafe, "scripts/x.lua:3:42: ARGV[1] is used but no args are declared"},
 		},
 		{
 			name: "index of arguments",

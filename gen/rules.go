@@ -3228,7 +3228,16 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 	if strings.Contains(name, "|") {
 		first++ // the subcommand
 	}
-	if last := c.Args[len(c.Args)-1]; last.Expands {
+	n := len(c.Args) - first
+	if last := c.Args[len(c.Args)-1]; last.Expands && last.Unpacks == "" && last.Gives > 0 {
+		// unpack({'f', 'v'}), or a call of a local function that returns
+		// as many values on every path: the command gets them all.
+		n += last.Gives - 1
+	} else if m, exact, ok := r.unpacked(last.Unpacks, last.UnpackFrom, last.UnpackTo); last.Expands && ok && exact {
+		// unpack(ARGV) of the arguments declared, none variadic, or
+		// unpack(ARGV, i, j): that many.
+		n += m - 1
+	} else if last.Expands {
 		// (Not for a command named by a variable that @commands lists
 		// several of: another may take any count, SADD key member ....
 		// One alone is the command the call runs.)
@@ -3254,7 +3263,6 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		}
 		return
 	}
-	n := len(c.Args) - first
 	if n < 0 || n%len(sig.words) == 0 {
 		return
 	}

@@ -5252,6 +5252,30 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		return
 	}
 	argPos := w.argPositions(ti)
+	if n := len(e.Args); n > 1 {
+		// unpack({KEYS[1], 'v'}) last gives what its constructor lists:
+		// each is checked as if written in place (key positions, counts,
+		// groups), at the unpack's position.
+		if u, ok := e.Args[n-1].(*ast.FuncCallExpr); ok && u.Receiver == nil && len(u.Args) == 1 {
+			f, isF := u.Func.(*ast.IdentExpr)
+			t, isT := u.Args[0].(*ast.TableExpr)
+			if isF && isT && f.Value == "unpack" && !w.isLocal("unpack") && listed(t) > 0 {
+				ex := *e
+				ex.Args = slices.Clip(e.Args[:n-1])
+				for _, fl := range t.Fields {
+					ex.Args = append(ex.Args, fl.Value)
+				}
+				if n-1 < len(argPos) {
+					at := argPos[n-1]
+					argPos = slices.Clip(argPos[:n-1])
+					for range t.Fields {
+						argPos = append(argPos, at)
+					}
+				}
+				e = &ex
+			}
+		}
+	}
 	c := Call{Pos: pos, Func: obj.Value + "." + name}
 	if cmd, ok := e.Args[0].(*ast.StringExpr); ok {
 		c.Command = cmd.Value
@@ -5554,15 +5578,6 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if g, ok := a.(*ast.FuncCallExpr); ok {
 				name, lib := w.libFunc(g)
 				arg.Gsub = lib && name == "string.gsub" || g.Receiver != nil && g.Method == "gsub"
-			}
-			if u, ok := a.(*ast.FuncCallExpr); ok && u.Receiver == nil && len(u.Args) == 1 {
-				// unpack({'a', 'b'}) gives the values its constructor
-				// lists: the command gets that many.
-				if f, isF := u.Func.(*ast.IdentExpr); isF && f.Value == "unpack" && !w.isLocal("unpack") {
-					if t, isT := u.Args[0].(*ast.TableExpr); isT {
-						arg.Gives = listed(t)
-					}
-				}
 			}
 			if u, ok := a.(*ast.FuncCallExpr); ok && len(u.Args) >= 1 && len(u.Args) <= 3 && u.Receiver == nil {
 				f, isF := u.Func.(*ast.IdentExpr)
