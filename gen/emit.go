@@ -116,6 +116,7 @@ var helperDecls = map[string][]string{
 	"msArg":         {"msArg", "msArgText", "msArgs"},
 	"commandError":  {"CommandError"},
 	"numberError":   {"NumberError"},
+	"timeError":     {"TimeError"},
 	"durationError": {"DurationError"},
 	"floatError":    {"FloatError"},
 	"emptyError":    {"EmptyError"},
@@ -415,6 +416,20 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 		}
 		g.If(jen.Err().Op(":=").Add(e.use(check)).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 	}
+	// A time whose unix milliseconds overflow an int64 would be sent
+	// wrapped, as another time (PEXPIREAT 0 deletes the key). One the
+	// script reads as a number has the tighter check above.
+	for _, a := range s.Args {
+		if a.Type.Kind != Time || a.Number {
+			continue
+		}
+		e.use("timeError") // emits the TimeError type
+		v := get(a)
+		if a.Variadic {
+			v = jen.Add(v).Op("...")
+		}
+		g.If(jen.Err().Op(":=").Add(e.use("checkTimeRange")).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
+	}
 	// A negative duration reaches PEXPIRE or SET PX as negative
 	// milliseconds (or, over -1ms, as 0): the key is deleted, or the
 	// script fails after its earlier writes. 0 is sent: scripts read it as
@@ -627,7 +642,8 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 	}
 	commentParagraph(doc, bytesNote(bytesParams(s, func(p Param) string { return paramName(p.Name) }), "argument",
 		[2]string{"is sent without a copy", "are sent without a copy"},
-		[2]string{"do not modify it until " + s.Name + " returns", "do not modify them until " + s.Name + " returns"}), false)
+		[2]string{"do not modify it after the call, even once " + s.Name + " has returned (a call whose context ends returns at once, and the command may be written after that)",
+			"do not modify them after the call, even once " + s.Name + " has returned (a call whose context ends returns at once, and the command may be written after that)"}), false)
 	commentParagraph(doc, flagsNote(s), false)
 	params := []jen.Code{
 		jen.Id("ctx").Qual("context", "Context"),
@@ -671,7 +687,8 @@ func emitArgsType(s *Script) jen.Code {
 	doc := jen.Commentf("%sArgs holds the keys and arguments of one call in %sMulti.", s.Name, s.Name).Line()
 	commentParagraph(doc, bytesNote(bytesParams(s, func(p Param) string { return camel(p.Name) }), "field",
 		[2]string{"is sent without a copy", "are sent without a copy"},
-		[2]string{"do not modify it until " + s.Name + "Multi returns", "do not modify them until " + s.Name + "Multi returns"}), false)
+		[2]string{"do not modify it after the call, even once " + s.Name + "Multi has returned (a call whose context ends returns at once, and the commands may be written after that)",
+			"do not modify them after the call, even once " + s.Name + "Multi has returned (a call whose context ends returns at once, and the commands may be written after that)"}), false)
 	return doc.Type().Id(s.Name + "Args").StructFunc(func(g *jen.Group) {
 		for _, k := range s.Keys {
 			f := jen.Id(camel(k.Name))

@@ -32,8 +32,8 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 		Comment("script from its source and caches it there.").Line()
 	commentParagraph(cmd, bytesNote(bytesParams(s, func(p Param) string { return paramName(p.Name) }), "argument",
 		[2]string{"is not copied", "are not copied"},
-		[2]string{"the command refers to it, so do not modify it until it has been sent and answered",
-			"the command refers to them, so do not modify them until it has been sent and answered"}), false)
+		[2]string{"the command refers to it, so do not modify it once the command is made (a Do whose context ends returns at once, and the command may be written after that)",
+			"the command refers to them, so do not modify them once the command is made (a Do whose context ends returns at once, and the command may be written after that)"}), false)
 	commentParagraph(cmd, flagsNote(s), false)
 	cmd.Func().Id(name).Params(params...).Params(jen.Qual(rueidisPath, "Completed"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id(paramName(p.Name)) }

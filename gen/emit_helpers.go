@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "emptyError", "longError", "groupError", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "timeError", "checkTimeRange", "durationError", "checkDurations", "floatError", "checkFloats", "emptyError", "longError", "groupError", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -124,6 +124,38 @@ var helperCode = map[string]func() jen.Code{
 						jen.Id("Script"): jen.Id("script"),
 						jen.Id("Arg"):    jen.Id("arg"),
 						jen.Id("Value"):  ms.Clone(),
+					})),
+				),
+			),
+			jen.Return(jen.Nil()),
+		)
+	},
+	"timeError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("TimeError")
+		return jen.Comment("TimeError refuses a call whose time argument is so far from 1970 that its unix").Line().
+			Comment("milliseconds do not fit in an int64 (beyond about 292 million years): it would be").Line().
+			Comment("sent wrapped, as another time (0, a negative one). Nothing is sent.").Line().
+			Type().Id("TimeError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("argument name"),
+			jen.Id("Value").Qual("time", "Time").Comment("the value given"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %s, whose unix milliseconds do not fit in an int64"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Value"))),
+		)
+	},
+	"checkTimeRange": func() jen.Code {
+		v := jen.Id("v")
+		return jen.Comment("checkTimeRange returns a *TimeError for the first of ts whose unix milliseconds").Line().
+			Comment("do not fit in an int64 (UnixMilli is undefined there).").Line().
+			Func().Id("checkTimeRange").Params(jen.Id("script"), jen.Id("arg").String(), jen.Id("ts").Op("...").Qual("time", "Time")).Error().Block(
+			jen.For(jen.List(jen.Id("_"), v.Clone()).Op(":=").Range().Id("ts")).Block(
+				jen.If(jen.Id("s").Op(":=").Add(v.Clone()).Dot("Unix").Call(), jen.Id("s").Op(">=").Qual("math", "MaxInt64").Op("/").Lit(1000).Op("||").Id("s").Op("<=").Qual("math", "MinInt64").Op("/").Lit(1000)).Block(
+					jen.Return(jen.Op("&").Id("TimeError").Values(jen.Dict{
+						jen.Id("Script"): jen.Id("script"),
+						jen.Id("Arg"):    jen.Id("arg"),
+						jen.Id("Value"):  v.Clone(),
 					})),
 				),
 			),

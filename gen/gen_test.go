@@ -206,7 +206,10 @@ return {redis.call("PTTL", KEYS[1]) + tonumber(ARGV[3]), redis.call("HGET", KEYS
 
 // TestBytesArgsNotCopied: []byte arguments are sent as rueidis.BinaryString,
 // which does not copy them: the doc of every function that takes them says
-// they must be left unmodified until the call has returned.
+// they must be left unmodified after the call. It said "until the call
+// returns", but a call whose context ends returns at once while rueidis may
+// still write the command: a buffer reused then ran the script with bytes
+// the caller never sent.
 func TestBytesArgsNotCopied(t *testing.T) {
 	src := "-- Put stores a value.\n-- @key k\n-- @arg value bytes\n-- @arg tags... bytes\n-- @return none\nreturn redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL', unpack(ARGV, 2))\n"
 	out, err := Generate("generated", []File{{Path: "scripts/put.lua", Source: []byte(src)}})
@@ -215,9 +218,9 @@ func TestBytesArgsNotCopied(t *testing.T) {
 	}
 	code := string(out["put.lua.go"])
 	for _, want := range []string{
-		"// Put stores a value.\n//\n// The []byte arguments value and tags are sent without a copy: do not modify\n// them until Put returns.\nfunc Put(",
-		"// The []byte fields Value and Tags are sent without a copy: do not modify them\n// until PutMulti returns.\ntype PutArgs struct",
-		"// The []byte arguments value and tags are not copied: the command refers to\n// them, so do not modify them until it has been sent and answered.\nfunc PutCommand(",
+		"// Put stores a value.\n//\n// The []byte arguments value and tags are sent without a copy: do not modify\n// them after the call, even once Put has returned (a call whose context ends\n// returns at once, and the command may be written after that).\nfunc Put(",
+		"// The []byte fields Value and Tags are sent without a copy: do not modify them\n// after the call, even once PutMulti has returned (a call whose context ends\n// returns at once, and the commands may be written after that).\ntype PutArgs struct",
+		"// The []byte arguments value and tags are not copied: the command refers to\n// them, so do not modify them once the command is made (a Do whose context ends\n// returns at once, and the command may be written after that).\nfunc PutCommand(",
 	} {
 		if !strings.Contains(code, want) {
 			t.Errorf("put.lua.go lacks\n%s\n--- generated:\n%s", want, code)
@@ -228,7 +231,7 @@ func TestBytesArgsNotCopied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "// The []byte argument raw is sent without a copy: do not modify it until Echo\n// returns.\nfunc Echo("; !strings.Contains(string(out["echo.lua.go"]), want) {
+	if want := "// The []byte argument raw is sent without a copy: do not modify it after the\n// call, even once Echo has returned (a call whose context ends returns at once,\n// and the command may be written after that).\nfunc Echo("; !strings.Contains(string(out["echo.lua.go"]), want) {
 		t.Errorf("echo.lua.go lacks\n%s\n--- generated:\n%s", want, out["echo.lua.go"])
 	}
 }

@@ -81,7 +81,7 @@ var reservedParamNames = func() map[string]bool {
 	m := map[string]bool{
 		// parameters and locals of generated functions
 		"ctx": true, "c": true, "keys": true, "args": true, "resp": true, "err": true,
-		"v": true, "ok": true, "calls": true, "out": true,
+		"v": true, "ok": true, "calls": true, "out": true, "argsBuf": true,
 		// imported packages
 		"context": true, "rueidis": true, "strconv": true, "time": true, "errors": true,
 		"sync": true, "fmt": true, "strings": true,

@@ -70,8 +70,9 @@ var idempotencyCompleteScript = rueidis.NewLuaScript(idempotencyCompleteSource)
 // store repeats it while its outcome is unknown (then in the background),
 // and hands a call that could not be sent to the background at once.
 //
-// The []byte argument response is sent without a copy: do not modify it until
-// IdempotencyComplete returns.
+// The []byte argument response is sent without a copy: do not modify it after
+// the call, even once IdempotencyComplete has returned (a call whose context
+// ends returns at once, and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (int64, error) {
@@ -93,8 +94,9 @@ func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, u
 
 // IdempotencyCompleteArgs holds the keys and arguments of one call in IdempotencyCompleteMulti.
 //
-// The []byte field Response is sent without a copy: do not modify it until
-// IdempotencyCompleteMulti returns.
+// The []byte field Response is sent without a copy: do not modify it after the
+// call, even once IdempotencyCompleteMulti has returned (a call whose context
+// ends returns at once, and the commands may be written after that).
 type IdempotencyCompleteArgs struct {
 	Record   string
 	Usage    string
@@ -172,7 +174,8 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 // script from its source and caches it there.
 //
 // The []byte argument response is not copied: the command refers to it, so do
-// not modify it until it has been sent and answered.
+// not modify it once the command is made (a Do whose context ends returns at
+// once, and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (rueidis.Completed, error) {

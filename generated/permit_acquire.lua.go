@@ -203,8 +203,9 @@ type PermitAcquireResult struct {
 // Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
 // "007" ("nan" as -2^63).
 //
-// The []byte argument id is sent without a copy: do not modify it until
-// PermitAcquire returns.
+// The []byte argument id is sent without a copy: do not modify it after the
+// call, even once PermitAcquire has returned (a call whose context ends returns
+// at once, and the command may be written after that).
 //
 // Redis script flags: none (#!lua).
 func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string, rewake bool) (PermitAcquireResult, error) {
@@ -231,8 +232,9 @@ func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, time
 
 // PermitAcquireArgs holds the keys and arguments of one call in PermitAcquireMulti.
 //
-// The []byte field ID is sent without a copy: do not modify it until
-// PermitAcquireMulti returns.
+// The []byte field ID is sent without a copy: do not modify it after the call,
+// even once PermitAcquireMulti has returned (a call whose context ends returns
+// at once, and the commands may be written after that).
 type PermitAcquireArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
@@ -316,7 +318,8 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 // script from its source and caches it there.
 //
 // The []byte argument id is not copied: the command refers to it, so do not
-// modify it until it has been sent and answered.
+// modify it once the command is made (a Do whose context ends returns at once,
+// and the command may be written after that).
 //
 // Redis script flags: none (#!lua).
 func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string, rewake bool) (rueidis.Completed, error) {

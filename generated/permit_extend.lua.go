@@ -216,8 +216,9 @@ type PermitExtendResult struct {
 // Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
 // "007" ("nan" as -2^63).
 //
-// The []byte argument id is sent without a copy: do not modify it until
-// PermitExtend returns.
+// The []byte argument id is sent without a copy: do not modify it after the
+// call, even once PermitExtend has returned (a call whose context ends returns
+// at once, and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string, rewake bool) (PermitExtendResult, error) {
@@ -244,8 +245,9 @@ func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeo
 
 // PermitExtendArgs holds the keys and arguments of one call in PermitExtendMulti.
 //
-// The []byte field ID is sent without a copy: do not modify it until
-// PermitExtendMulti returns.
+// The []byte field ID is sent without a copy: do not modify it after the call,
+// even once PermitExtendMulti has returned (a call whose context ends returns
+// at once, and the commands may be written after that).
 type PermitExtendArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
@@ -328,7 +330,8 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 // script from its source and caches it there.
 //
 // The []byte argument id is not copied: the command refers to it, so do not
-// modify it until it has been sent and answered.
+// modify it once the command is made (a Do whose context ends returns at once,
+// and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string, rewake bool) (rueidis.Completed, error) {

@@ -191,8 +191,9 @@ var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 // Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
 // "007" ("nan" as -2^63).
 //
-// The []byte argument id is sent without a copy: do not modify it until
-// PermitRelease returns.
+// The []byte argument id is sent without a copy: do not modify it after the
+// call, even once PermitRelease has returned (a call whose context ends returns
+// at once, and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, latch string, id []byte, publish string, latchTTL time.Duration) (int64, error) {
@@ -219,8 +220,9 @@ func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, time
 
 // PermitReleaseArgs holds the keys and arguments of one call in PermitReleaseMulti.
 //
-// The []byte field ID is sent without a copy: do not modify it until
-// PermitReleaseMulti returns.
+// The []byte field ID is sent without a copy: do not modify it after the call,
+// even once PermitReleaseMulti has returned (a call whose context ends returns
+// at once, and the commands may be written after that).
 type PermitReleaseArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
@@ -303,7 +305,8 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 // script from its source and caches it there.
 //
 // The []byte argument id is not copied: the command refers to it, so do not
-// modify it until it has been sent and answered.
+// modify it once the command is made (a Do whose context ends returns at once,
+// and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, latch string, id []byte, publish string, latchTTL time.Duration) (rueidis.Completed, error) {

@@ -179,8 +179,9 @@ var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 // Lua's tonumber also reads "nan", "inf", "2.5", "0x10", "1e3", " 2" and
 // "007" ("nan" as -2^63).
 //
-// The []byte argument id is sent without a copy: do not modify it until
-// PermitUndo returns.
+// The []byte argument id is sent without a copy: do not modify it after the
+// call, even once PermitUndo has returned (a call whose context ends returns at
+// once, and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func PermitUndo(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, publish string, recordTTL time.Duration) (int64, error) {
@@ -207,8 +208,9 @@ func PermitUndo(ctx context.Context, c rueidis.Client, semaphore string, timeout
 
 // PermitUndoArgs holds the keys and arguments of one call in PermitUndoMulti.
 //
-// The []byte field ID is sent without a copy: do not modify it until
-// PermitUndoMulti returns.
+// The []byte field ID is sent without a copy: do not modify it after the call,
+// even once PermitUndoMulti has returned (a call whose context ends returns at
+// once, and the commands may be written after that).
 type PermitUndoArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
@@ -291,7 +293,8 @@ func PermitUndoMulti(ctx context.Context, c rueidis.Client, calls []PermitUndoAr
 // script from its source and caches it there.
 //
 // The []byte argument id is not copied: the command refers to it, so do not
-// modify it until it has been sent and answered.
+// modify it once the command is made (a Do whose context ends returns at once,
+// and the command may be written after that).
 //
 // Redis script flags: allow-oom.
 func PermitUndoCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

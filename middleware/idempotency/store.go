@@ -827,7 +827,9 @@ func (c *Claim) stop() {
 }
 
 // Complete stores response for replay for the store's TTL. It reports false
-// when the claim had already expired (nothing stored).
+// when the claim had already expired (nothing stored). response is sent
+// without a copy, also by the background retries below: do not modify it
+// after the call.
 //
 // When Redis does not answer (a dropped connection, a restart), the request
 // has run all the same: Complete returns the error and keeps trying to store

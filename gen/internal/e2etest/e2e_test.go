@@ -165,6 +165,35 @@ func testReplies(t *testing.T, tg target) {
 		}
 	})
 
+	// A time whose unix milliseconds overflow an int64 was sent wrapped
+	// (time.Unix(1<<62, 0) as 0, time.Unix(math.MaxInt64, 0) as -1000: a
+	// PEXPIREAT of it deletes the key); it is refused before sending, in
+	// the caller, the Command builder and Multi alike. The last in range
+	// goes through.
+	t.Run("far times", func(t *testing.T) {
+		a, b := key(t, "x", "a"), key(t, "x", "b")
+		for _, at := range []time.Time{time.Unix(1<<62, 0), time.Unix(math.MaxInt64, 0), time.Unix(math.MinInt64/1000, 0)} {
+			var te *generated.TimeError
+			if got, err := generated.AllArgs(ctx, c, a, b, "", nil, 0, 0, false, 0, at); !errors.As(err, &te) || !te.Value.Equal(at) {
+				t.Errorf("AllArgs at %d s: %q, %v; want a *TimeError", at.Unix(), got, err)
+			}
+			if _, err := generated.AllArgsCommand(c, a, b, "", nil, 0, 0, false, 0, at); !errors.As(err, &te) {
+				t.Errorf("AllArgsCommand at %d s: %v; want a *TimeError", at.Unix(), err)
+			}
+			if out := generated.AllArgsMulti(ctx, c, []generated.AllArgsArgs{{A: a, B: b, At: at}}); !errors.As(out[0].Err, &te) {
+				t.Errorf("AllArgsMulti at %d s: %v; want a *TimeError", at.Unix(), out[0].Err)
+			}
+		}
+		last := time.Unix(math.MaxInt64/1000-1, 0)
+		got, err := generated.AllArgs(ctx, c, a, b, "", nil, 0, 0, false, 0, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strconv.FormatInt(last.UnixMilli(), 10); len(got) < 9 || got[8] != want {
+			t.Errorf("AllArgs at the last time in range sent %q, want %s last", got, want)
+		}
+	})
+
 	t.Run("Touch and strings", func(t *testing.T) {
 		k := key(t, "s", "k")
 		v, ok, err := generated.GetString(ctx, c, k)

@@ -38,9 +38,13 @@ var allArgsScript = rueidis.NewLuaScriptReadOnly(allArgsSource)
 
 // AllArgs echoes its keys and encoded arguments, in order.
 //
-// The []byte argument raw is sent without a copy: do not modify it until
-// AllArgs returns.
+// The []byte argument raw is sent without a copy: do not modify it after the
+// call, even once AllArgs has returned (a call whose context ends returns at
+// once, and the command may be written after that).
 func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) ([]string, error) {
+	if err := checkTimeRange("AllArgs", "at", at); err != nil {
+		return nil, err
+	}
 	if err := checkDurations("AllArgs", "d", d); err != nil {
 		return nil, err
 	}
@@ -67,8 +71,9 @@ func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string
 
 // AllArgsArgs holds the keys and arguments of one call in AllArgsMulti.
 //
-// The []byte field Raw is sent without a copy: do not modify it until
-// AllArgsMulti returns.
+// The []byte field Raw is sent without a copy: do not modify it after the call,
+// even once AllArgsMulti has returned (a call whose context ends returns at
+// once, and the commands may be written after that).
 type AllArgsArgs struct {
 	A    string
 	B    string
@@ -97,6 +102,10 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkTimeRange("AllArgs", "at", calls[i].At); err != nil {
+			out[i].Err = err
+			continue
+		}
 		if err := checkDurations("AllArgs", "d", calls[i].D); err != nil {
 			out[i].Err = err
 			continue
@@ -147,8 +156,12 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 // script from its source and caches it there.
 //
 // The []byte argument raw is not copied: the command refers to it, so do not
-// modify it until it has been sent and answered.
+// modify it once the command is made (a Do whose context ends returns at once,
+// and the command may be written after that).
 func AllArgsCommand(c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) (rueidis.Completed, error) {
+	if err := checkTimeRange("AllArgs", "at", at); err != nil {
+		return rueidis.Completed{}, err
+	}
 	if err := checkDurations("AllArgs", "d", d); err != nil {
 		return rueidis.Completed{}, err
 	}

@@ -512,6 +512,34 @@ func checkTimes(script, arg string, ts ...time.Time) error {
 	return nil
 }
 
+// TimeError refuses a call whose time argument is so far from 1970 that its unix
+// milliseconds do not fit in an int64 (beyond about 292 million years): it would be
+// sent wrapped, as another time (0, a negative one). Nothing is sent.
+type TimeError struct {
+	Script string    // script name
+	Arg    string    // argument name
+	Value  time.Time // the value given
+}
+
+func (e *TimeError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: argument %s is %s, whose unix milliseconds do not fit in an int64", e.Script, e.Arg, e.Value)
+}
+
+// checkTimeRange returns a *TimeError for the first of ts whose unix milliseconds
+// do not fit in an int64 (UnixMilli is undefined there).
+func checkTimeRange(script, arg string, ts ...time.Time) error {
+	for _, v := range ts {
+		if s := v.Unix(); s >= math.MaxInt64/1000 || s <= math.MinInt64/1000 {
+			return &TimeError{
+				Arg:    arg,
+				Script: script,
+				Value:  v,
+			}
+		}
+	}
+	return nil
+}
+
 // DurationError refuses a call whose duration argument is negative: a duration is
 // a length of time, sent as milliseconds, and a script passes it on where Redis
 // reads one (PEXPIRE deletes the key for a negative one, SET PX refuses it after
