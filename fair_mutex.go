@@ -80,6 +80,7 @@ type FairMutex struct {
 	ctl           *fairCtl      // FairAcquire's ctl values for this handle
 	threadWait    time.Duration // > 0: Redisson's queue protocol (WithRedissonFairQueue)
 	wake          string        // our protocol: scriptlock_fair_wake:{name}; + ":<client-id>" wakes that client's first waiter by name
+	javaQueue     string        // our protocol: redisson_lock_queue:{name}, whose first threads a release tells
 }
 
 // fairCtl holds FairAcquire's ctl values (see the script) for one waiter
@@ -159,17 +160,17 @@ func (c *Client) FairMutex(name string, opts ...LockOption) (*FairMutex, error) 
 // allocation: handles are often made per request.
 func (f *FairMutex) nameKeys() error {
 	s := &f.m.lockSpec
-	queue, timeouts, wake := "scriptlock_fair_queue", "scriptlock_fair_timeout", "scriptlock_fair_wake"
+	queue, timeouts, wake, javaQueue := "scriptlock_fair_queue", "scriptlock_fair_timeout", "scriptlock_fair_wake", "redisson_lock_queue"
 	if f.threadWait > 0 {
-		queue, timeouts, wake = "redisson_lock_queue", "redisson_lock_timeout", ""
+		queue, timeouts, wake, javaQueue = "redisson_lock_queue", "redisson_lock_timeout", "", ""
 	}
-	var ns [6]string
-	key, err := lockNames(ns[:], s.cfg.prefix, s.name, "redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts, wake)
+	var ns [7]string
+	key, err := lockNames(ns[:], s.cfg.prefix, s.name, "redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts, wake, javaQueue)
 	if err != nil {
 		return err
 	}
 	s.key = key
-	s.channel, s.fence, s.latch, f.queue, f.timeouts, f.wake = ns[0], ns[1], ns[2], ns[3], ns[4], ns[5]
+	s.channel, s.fence, s.latch, f.queue, f.timeouts, f.wake, f.javaQueue = ns[0], ns[1], ns[2], ns[3], ns[4], ns[5], ns[6]
 	return nil
 }
 
@@ -313,7 +314,7 @@ func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 	var st int64
 	var err error
 	if r.last {
-		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, field, r.publish)
+		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, f.javaQueue, f.m.channel, field, r.publish)
 	} else {
 		st, err = f.releaseCall(ctx, r, field)
 	}

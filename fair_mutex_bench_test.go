@@ -83,7 +83,7 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 			done := reportServerTime(b, node)
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				res, err := generated.FairRelease(ctx, rc, f.m.key, f.queue, f.timeouts, f.wake, latch+strconv.Itoa(i), f.m.fence, time.Minute, owners[holder], pub, time.Second, false, false, 0, 0)
+				res, err := generated.FairRelease(ctx, rc, f.m.key, f.queue, f.timeouts, f.wake, latch+strconv.Itoa(i), f.m.fence, f.javaQueue, f.m.channel, time.Minute, owners[holder], pub, time.Second, false, false, 0, 0)
 				if err != nil || res != 2 {
 					b.Fatalf("release: %+v, %v", res, err)
 				}

@@ -146,7 +146,7 @@ func (f *FairMutex) releaseCall(ctx context.Context, r releaseCall, field string
 	if r.keep.on {
 		requeue = f.waiterTimeout
 	}
-	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, r.latch, m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token, requeue)
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, r.latch, m.fence, f.javaQueue, m.channel, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token, requeue)
 }
 
 // forceUnlockCall deletes the lock and tells the first waiter of both queue

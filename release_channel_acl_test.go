@@ -30,6 +30,7 @@ func TestReleaseChannelRefusedKeepsLock(t *testing.T) {
 	m := mustMutex(t, app, "m")
 	mc := mustMutex(t, app, "mc")
 	f := mustFair(t, app, "f")
+	fj := mustFair(t, app, "fj")
 	rf := mustFair(t, app, "rf", WithRedissonFairQueue(time.Minute))
 	rw := mustRW(t, app, "rw")
 	rr := mustRW(t, app, "rr")
@@ -49,6 +50,13 @@ func TestReleaseChannelRefusedKeepsLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := n.Do(t, "ZADD", f.timeouts, deadline, field).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		// A Java RFairLock thread queued beside our queue: the release
+		// tells it on <channel>:<thread>.
+		{"FairMutex, a Java thread queued", fj.m.key, func() (context.Context, error) { return fj.Lock(ctx) }, fj.Unlock, func() (bool, error) { return fj.ForceUnlock(ctx) }, func() {
+			if err := n.Do(t, "RPUSH", fj.javaQueue, "66666666-0000-4000-8000-000000000000:1").Error(); err != nil {
 				t.Fatal(err)
 			}
 		}},

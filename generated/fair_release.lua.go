@@ -36,6 +36,13 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- queued, the owner is put back first in line (deadline now + requeue)
 -- and nobody is woken; its next call takes the lock. Waking the next
 -- waiter instead would send the owner to the back of the queue.
+-- Wherever it wakes the first waiter, it also sends Redisson's "0" to the
+-- first two threads of Redisson's RFairLock queue on the name, if any, each
+-- on its own channel: such a thread of Redisson before 3.32.0 that asked
+-- again after this hold outlasted the TTL it was told waits for that message
+-- alone (its reply turned negative), and would wait beside a free lock. The
+-- second in case the first is gone: a thread told asks again, and its
+-- acquisition evicts the heads whose score passed, as Redisson's own.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
 -- @key    lock
@@ -44,6 +51,8 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @key    fence          fencing-token counter (redisson_lock_token:{name})
+-- @key    javaQueue      redisson_lock_queue:{name}
+-- @key    javaChannel    redisson_lock__channel:{name}; a queued thread's channel is <javaChannel>:<thread>
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -104,7 +113,17 @@ local function headChannel(queue, timeouts, prefix)
     from = from + 100
   end
 end
+-- javaThreads are Redisson's first two queued threads (read only).
+local function javaThreads()
+  if redis.call('lindex', KEYS[7], '0') then
+    return redis.call('lrange', KEYS[7], '0', '1')
+  end
+  return {}
+end
 local function wakeHead()
+  for _, thread in ipairs(javaThreads()) do
+    redis.call(ARGV[3], KEYS[8] .. ':' .. thread, '0')
+  end
   local head = redis.call('lindex', KEYS[2], '0')
   if not head then
     return
@@ -129,7 +148,15 @@ end
 -- after its writes (a refused SPUBLISH, made again with PUBLISH). A name
 -- told twice costs that waiter one call.
 local function refused()
-  return refusal(ARGV[3], {headChannel(KEYS[2], KEYS[3], KEYS[4])})
+  local channels = {}
+  for _, thread in ipairs(javaThreads()) do
+    channels[#channels + 1] = KEYS[8] .. ':' .. thread
+  end
+  local own = headChannel(KEYS[2], KEYS[3], KEYS[4])
+  if own then
+    channels[#channels + 1] = own
+  end
+  return refusal(ARGV[3], channels)
 end
 local seen = redis.call('get', KEYS[5])
 if seen then
@@ -210,7 +237,7 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "e01a6753f83312ea48356f5203203102c6d4c509"
+const fairReleaseSHA1 = "ebe4906e3285f990bdd9f3b8c013a9e04c068019"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -237,6 +264,13 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // queued, the owner is put back first in line (deadline now + requeue)
 // and nobody is woken; its next call takes the lock. Waking the next
 // waiter instead would send the owner to the back of the queue.
+// Wherever it wakes the first waiter, it also sends Redisson's "0" to the
+// first two threads of Redisson's RFairLock queue on the name, if any, each
+// on its own channel: such a thread of Redisson before 3.32.0 that asked
+// again after this hold outlasted the TTL it was told waits for that message
+// alone (its reply turned negative), and would wait beside a free lock. The
+// second in case the first is gone: a thread told asks again, and its
+// acquisition evicts the heads whose score passed, as Redisson's own.
 // Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 // fewer); 2: released.
 // wakeHead evicts the waiters whose deadline passed from the head of the
@@ -250,7 +284,7 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
-func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, requeue time.Duration) (int64, error) {
+func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, javaQueue string, javaChannel string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, requeue time.Duration) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -272,8 +306,11 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 		if err := checkHashTags("FairRelease", "wake", wake); err != nil {
 			return 0, err
 		}
+		if err := checkHashTags("FairRelease", "javaChannel", javaChannel); err != nil {
+			return 0, err
+		}
 	}
-	keys := []string{lock, queue, timeouts, wake, latch, fence}
+	keys := []string{lock, queue, timeouts, wake, latch, fence, javaQueue, javaChannel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
 			return 0, err
@@ -285,20 +322,22 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 
 // FairReleaseArgs holds the keys and arguments of one call in FairReleaseMulti.
 type FairReleaseArgs struct {
-	Lock     string
-	Queue    string // scriptlock_fair_queue:{name}
-	Timeouts string // scriptlock_fair_timeout:{name}
-	Wake     string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
-	Latch    string // redisson_unlock_latch:{name}:<request-id>
-	Fence    string // fencing-token counter (redisson_lock_token:{name})
-	Lease    time.Duration
-	Owner    string
-	Publish  string // "publish", or "spublish" for sharded channels
-	LatchTTL time.Duration
-	Retry    bool          // true when an earlier attempt may have run
-	Vouched  bool          // the caller's hold was live when it began releasing
-	Token    int64         // the fencing token of a shared owner's hold, 0 for none
-	Requeue  time.Duration // the owner's waiter timeout when its wait goes on, 0 for none
+	Lock        string
+	Queue       string // scriptlock_fair_queue:{name}
+	Timeouts    string // scriptlock_fair_timeout:{name}
+	Wake        string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
+	Latch       string // redisson_unlock_latch:{name}:<request-id>
+	Fence       string // fencing-token counter (redisson_lock_token:{name})
+	JavaQueue   string // redisson_lock_queue:{name}
+	JavaChannel string // redisson_lock__channel:{name}; a queued thread's channel is <javaChannel>:<thread>
+	Lease       time.Duration
+	Owner       string
+	Publish     string // "publish", or "spublish" for sharded channels
+	LatchTTL    time.Duration
+	Retry       bool          // true when an earlier attempt may have run
+	Vouched     bool          // the caller's hold was live when it began releasing
+	Token       int64         // the fencing token of a shared owner's hold, 0 for none
+	Requeue     time.Duration // the owner's waiter timeout when its wait goes on, 0 for none
 }
 
 // FairReleaseReply is the reply to one call in FairReleaseMulti.
@@ -341,6 +380,10 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 		}
 		if cluster {
 			if err := checkHashTags("FairRelease", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
+			if err := checkHashTags("FairRelease", "javaChannel", calls[i].JavaChannel); err != nil {
 				out[i].Err = err
 				continue
 			}
@@ -387,7 +430,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, requeue time.Duration) (rueidis.Completed, error) {
+func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, javaQueue string, javaChannel string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, requeue time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -409,8 +452,11 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 		if err := checkHashTags("FairRelease", "wake", wake); err != nil {
 			return rueidis.Completed{}, err
 		}
+		if err := checkHashTags("FairRelease", "javaChannel", javaChannel); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
-	keys := []string{lock, queue, timeouts, wake, latch, fence}
+	keys := []string{lock, queue, timeouts, wake, latch, fence, javaQueue, javaChannel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -427,7 +473,7 @@ func DecodeFairRelease(resp rueidis.RedisResult) (int64, error) {
 
 // fairReleaseEncode returns the KEYS and ARGV of one FairRelease call.
 func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake, a.Latch, a.Fence}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake, a.Latch, a.Fence, a.JavaQueue, a.JavaChannel}
 	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10), msArg(a.Requeue)}
 	return keys, args
 }

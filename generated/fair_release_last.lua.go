@@ -19,11 +19,15 @@ const fairReleaseLastSource = `#!lua flags=allow-oom
 -- needs no latch: a retry runs FairRelease, which reads a vouched owner's
 -- missing field as released. Then it wakes the first live waiter as
 -- FairRelease does.
+-- It also tells the first two threads of Redisson's RFairLock queue on the
+-- name, if any, as FairRelease does.
 -- Reply 0: not held by this owner, nothing changed; 2: released.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
+-- @key    javaQueue      redisson_lock_queue:{name}
+-- @key    javaChannel    redisson_lock__channel:{name}; a queued thread's channel is <javaChannel>:<thread>
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return int64
@@ -64,43 +68,55 @@ if head then
     end
     from = from + 100
   end
-  if live then
-    -- Made here, on the contended path only: Lua makes a local function's
-    -- closure on every call, which costs an uncontended release 0.1 to 0.2 us.
-    -- refusal is the error a publish of this call would fail with after its
-    -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
-    -- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
-    -- run the publish command at all or may not publish to the channel, which
-    -- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
-    -- when the server has no such command (SPUBLISH renamed away), which the
-    -- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
-    local function refusal(publish, channels)
-      if not redis.acl_check_cmd then
-        return nil
-      end
-      for _, ch in ipairs(channels) do
-        local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
-        if not known then
-          return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
-        end
-        if not allowed then
-          if not redis.acl_check_cmd(publish) then
-            return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
-          end
-          return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
-        end
-      end
+end
+-- Redisson's first two queued threads (read only; see FairRelease).
+local java
+if redis.call('lindex', KEYS[5], '0') then
+  java = redis.call('lrange', KEYS[5], '0', '1')
+end
+if live or java then
+  -- Made here, on the contended path only: Lua makes a local function's
+  -- closure on every call, which costs an uncontended release 0.1 to 0.2 us.
+  -- refusal is the error a publish of this call would fail with after its
+  -- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+  -- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+  -- run the publish command at all or may not publish to the channel, which
+  -- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+  -- when the server has no such command (SPUBLISH renamed away), which the
+  -- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+  local function refusal(publish, channels)
+    if not redis.acl_check_cmd then
       return nil
     end
-    local err = refusal(ARGV[2], {KEYS[4] .. ':' .. string.match(live, '^[^:]*')})
-    if err then
-      if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
-        -- An owner that does not hold the lock tells nobody: not held,
-        -- as FairRelease (the retry) answers.
-        return 0
+    for _, ch in ipairs(channels) do
+      local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+      if not known then
+        return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
       end
-      return err
+      if not allowed then
+        if not redis.acl_check_cmd(publish) then
+          return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+        end
+        return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+      end
     end
+    return nil
+  end
+  local channels = {}
+  if live then
+    channels[1] = KEYS[4] .. ':' .. string.match(live, '^[^:]*')
+  end
+  for _, thread in ipairs(java or {}) do
+    channels[#channels + 1] = KEYS[6] .. ':' .. thread
+  end
+  local err = refusal(ARGV[2], channels)
+  if err then
+    if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+      -- An owner that does not hold the lock tells nobody: not held,
+      -- as FairRelease (the retry) answers.
+      return 0
+    end
+    return err
   end
 end
 if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
@@ -114,11 +130,16 @@ end
 if live then
   redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(live, '^[^:]*'), '0:' .. live)
 end
+if java then
+  for _, thread in ipairs(java) do
+    redis.call(ARGV[2], KEYS[6] .. ':' .. thread, '0')
+  end
+end
 return 2
 `
 
 // fairReleaseLastSHA1 is the SHA-1 of fairReleaseLastSource, the name SCRIPT LOAD gives it.
-const fairReleaseLastSHA1 = "57fd9ec57c1fe42a3d85654f0eef77903822da6f"
+const fairReleaseLastSHA1 = "9c98ffe1a6089eb9d8e94828fc412eeb2f0ed930"
 
 var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 
@@ -130,6 +151,8 @@ var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 // needs no latch: a retry runs FairRelease, which reads a vouched owner's
 // missing field as released. Then it wakes the first live waiter as
 // FairRelease does.
+// It also tells the first two threads of Redisson's RFairLock queue on the
+// name, if any, as FairRelease does.
 // Reply 0: not held by this owner, nothing changed; 2: released.
 // Nobody is queued on an uncontended release. One that tells a waiter
 // checks the first live one's wake channel (refusal) before the HDEL: a
@@ -139,7 +162,7 @@ var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 // by an owner that does not hold the lock, changes nothing.
 //
 // Redis script flags: allow-oom.
-func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (int64, error) {
+func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, javaQueue string, javaChannel string, owner string, publish string) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -152,8 +175,11 @@ func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue s
 		if err := checkHashTags("FairReleaseLast", "wake", wake); err != nil {
 			return 0, err
 		}
+		if err := checkHashTags("FairReleaseLast", "javaChannel", javaChannel); err != nil {
+			return 0, err
+		}
 	}
-	keys := []string{lock, queue, timeouts, wake}
+	keys := []string{lock, queue, timeouts, wake, javaQueue, javaChannel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairReleaseLast", keys); err != nil {
 			return 0, err
@@ -165,12 +191,14 @@ func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue s
 
 // FairReleaseLastArgs holds the keys and arguments of one call in FairReleaseLastMulti.
 type FairReleaseLastArgs struct {
-	Lock     string
-	Queue    string // scriptlock_fair_queue:{name}
-	Timeouts string // scriptlock_fair_timeout:{name}
-	Wake     string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
-	Owner    string
-	Publish  string // "publish", or "spublish" for sharded channels
+	Lock        string
+	Queue       string // scriptlock_fair_queue:{name}
+	Timeouts    string // scriptlock_fair_timeout:{name}
+	Wake        string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
+	JavaQueue   string // redisson_lock_queue:{name}
+	JavaChannel string // redisson_lock__channel:{name}; a queued thread's channel is <javaChannel>:<thread>
+	Owner       string
+	Publish     string // "publish", or "spublish" for sharded channels
 }
 
 // FairReleaseLastReply is the reply to one call in FairReleaseLastMulti.
@@ -201,6 +229,10 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 		}
 		if cluster {
 			if err := checkHashTags("FairReleaseLast", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
+			if err := checkHashTags("FairReleaseLast", "javaChannel", calls[i].JavaChannel); err != nil {
 				out[i].Err = err
 				continue
 			}
@@ -247,7 +279,7 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
+func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, javaQueue string, javaChannel string, owner string, publish string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -260,8 +292,11 @@ func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeout
 		if err := checkHashTags("FairReleaseLast", "wake", wake); err != nil {
 			return rueidis.Completed{}, err
 		}
+		if err := checkHashTags("FairReleaseLast", "javaChannel", javaChannel); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
-	keys := []string{lock, queue, timeouts, wake}
+	keys := []string{lock, queue, timeouts, wake, javaQueue, javaChannel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairReleaseLast", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -278,7 +313,7 @@ func DecodeFairReleaseLast(resp rueidis.RedisResult) (int64, error) {
 
 // fairReleaseLastEncode returns the KEYS and ARGV of one FairReleaseLast call.
 func fairReleaseLastEncode(a *FairReleaseLastArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake, a.JavaQueue, a.JavaChannel}
 	args := []string{a.Owner, a.Publish}
 	return keys, args
 }

@@ -94,7 +94,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token", "requeue"},
 	File:      "scripts/fair_release.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "wake", "latch", "fence"},
+	Keys:      []string{"lock", "queue", "timeouts", "wake", "latch", "fence", "javaQueue", "javaChannel"},
 	Name:      "FairRelease",
 	ReadOnly:  false,
 	Retryable: false,
@@ -103,7 +103,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"owner", "publish"},
 	File:      "scripts/fair_release_last.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "wake"},
+	Keys:      []string{"lock", "queue", "timeouts", "wake", "javaQueue", "javaChannel"},
 	Name:      "FairReleaseLast",
 	ReadOnly:  false,
 	Retryable: false,

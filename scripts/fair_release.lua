@@ -22,6 +22,13 @@
 -- queued, the owner is put back first in line (deadline now + requeue)
 -- and nobody is woken; its next call takes the lock. Waking the next
 -- waiter instead would send the owner to the back of the queue.
+-- Wherever it wakes the first waiter, it also sends Redisson's "0" to the
+-- first two threads of Redisson's RFairLock queue on the name, if any, each
+-- on its own channel: such a thread of Redisson before 3.32.0 that asked
+-- again after this hold outlasted the TTL it was told waits for that message
+-- alone (its reply turned negative), and would wait beside a free lock. The
+-- second in case the first is gone: a thread told asks again, and its
+-- acquisition evicts the heads whose score passed, as Redisson's own.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
 -- @key    lock
@@ -30,6 +37,8 @@
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @key    fence          fencing-token counter (redisson_lock_token:{name})
+-- @key    javaQueue      redisson_lock_queue:{name}
+-- @key    javaChannel    redisson_lock__channel:{name}; a queued thread's channel is <javaChannel>:<thread>
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -90,7 +99,17 @@ local function headChannel(queue, timeouts, prefix)
     from = from + 100
   end
 end
+-- javaThreads are Redisson's first two queued threads (read only).
+local function javaThreads()
+  if redis.call('lindex', KEYS[7], '0') then
+    return redis.call('lrange', KEYS[7], '0', '1')
+  end
+  return {}
+end
 local function wakeHead()
+  for _, thread in ipairs(javaThreads()) do
+    redis.call(ARGV[3], KEYS[8] .. ':' .. thread, '0')
+  end
   local head = redis.call('lindex', KEYS[2], '0')
   if not head then
     return
@@ -115,7 +134,15 @@ end
 -- after its writes (a refused SPUBLISH, made again with PUBLISH). A name
 -- told twice costs that waiter one call.
 local function refused()
-  return refusal(ARGV[3], {headChannel(KEYS[2], KEYS[3], KEYS[4])})
+  local channels = {}
+  for _, thread in ipairs(javaThreads()) do
+    channels[#channels + 1] = KEYS[8] .. ':' .. thread
+  end
+  local own = headChannel(KEYS[2], KEYS[3], KEYS[4])
+  if own then
+    channels[#channels + 1] = own
+  end
+  return refusal(ARGV[3], channels)
 end
 local seen = redis.call('get', KEYS[5])
 if seen then
