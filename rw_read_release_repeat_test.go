@@ -75,7 +75,7 @@ func readReleasedBringingExpiryForward(t *testing.T, ctx context.Context, node *
 	log = listen(t, node, rw.channel)
 	latch := rw.latch + ":repeat"
 	release = func() (int64, error) {
-		res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, long), rw.prefix, latch, long, "publish", 10*time.Second, 0)
+		res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, long), rw.prefix, latch, long, "publish", 10*time.Second, 0, 0)
 		return res.Status, err
 	}
 	if st, err := release(); err != nil || st != 2 {

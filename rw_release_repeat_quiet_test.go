@@ -46,7 +46,7 @@ func TestRWMutexReleaseRepeatQuietWhileHeld(t *testing.T) {
 				{"PEXPIRE", rw.key, "30000"},
 			},
 			call: func(latch string) (int64, error) {
-				res, err := generated.RwReadRelease(ctx, rc, rw.key, rw.channel, rwTimeouts(rw.key, gone), rw.prefix, latch, gone, "publish", 10*time.Second, 0)
+				res, err := generated.RwReadRelease(ctx, rc, rw.key, rw.channel, rwTimeouts(rw.key, gone), rw.prefix, latch, gone, "publish", 10*time.Second, 0, 0)
 				return res.Status, err
 			},
 			signal: "0",

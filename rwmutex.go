@@ -322,8 +322,33 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, rw.prefix, rw.fence, r.lease, field, r.publish, r.latchTTL, r.token)
 		return releaseStatus(res.Status), 0, err
 	}
-	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token)
+	left, done := c.writeLeft(rw.key, field)
+	defer done()
+	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token, left)
 	return readReleased(res, err)
+}
+
+// writeLeft is what a read release of field passes for its owner's write
+// hold on key, if this Client has one: the time to that hold's loss
+// deadline, at least 1ms (the server keeps the lock at least that long from
+// when the release arrives, so the writer's loss comes first); 0 for none.
+// The release may bring the lock's expiry forward to it, so it counts as a
+// call that sets the write hold's expiry until done: an Extend or renewal
+// it overlaps cannot move that hold's loss deadline later on its reply,
+// which the server may have run before the release.
+func (c *Client) writeLeft(key, field string) (left time.Duration, done func()) {
+	c.mu.Lock()
+	h := c.holds[holdID(key, field+":write")]
+	c.mu.Unlock()
+	if h == nil || h.released() {
+		return 0, func() {}
+	}
+	m := c.leaseCall(h, time.Time{})
+	at := h.lossAt.Load()
+	if at == 0 {
+		return 0, m.end // no loss deadline: no lease known
+	}
+	return max(time.Duration(at-c.monoClock()), time.Millisecond), m.end
 }
 
 // releaseGuarded is a read release with WAIT after its script on the same
@@ -337,8 +362,10 @@ func (s *rwSide) releaseGuarded(ctx context.Context, field string, r releaseCall
 		return st, left, false, err
 	}
 	rw, c := s.rw, s.rw.c
+	left, done := c.writeLeft(rw.key, field)
+	defer done()
 	reply, acked, err := c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-		return generated.RwReadReleaseCommand(c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token)
+		return generated.RwReadReleaseCommand(c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token, left)
 	})
 	if err != nil {
 		return notHeld, 0, false, err

@@ -441,7 +441,7 @@ func TestRWReadReleaseSharedMark(t *testing.T) {
 	latch := redissonName("redisson_unlock_latch", rw.key) + ":req-"
 	release := func(req string, mark int64) int64 {
 		t.Helper()
-		res, err := generated.RwReadRelease(ctx, rc, rw.key, rw.channel, timeouts, rw.prefix, latch+req, field, "publish", time.Minute, mark)
+		res, err := generated.RwReadRelease(ctx, rc, rw.key, rw.channel, timeouts, rw.prefix, latch+req, field, "publish", time.Minute, mark, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

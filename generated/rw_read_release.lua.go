@@ -18,9 +18,14 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- hash's expiry shrinks to the longest remaining read-hold lease (as Redisson
 -- does; O(read holds)); when none remains, the lock is deleted and "0"
 -- (unlocked) is published. In write mode the expiry is the write hold's lease,
--- which has no lease key of its own: a read release then only lengthens it
--- (Redisson shortens it to the reads' leases there too, which lets the lock
--- expire under a live writer). A release that brings the expiry forward
+-- which has no lease key of its own: the caller passes what is left of it
+-- (writeLeft, from its write hold's loss deadline; 0 when it has none), and
+-- the expiry becomes the longer of that and the longest read lease left. A
+-- nested read hold's acquisition raised it to its own lease; without this,
+-- a write hold with a short explicit lease kept the lock for that read
+-- lease (the watchdog's, 30 s) after the hold had ended. With writeLeft 0 a
+-- read release only lengthens it (Redisson shortens it to the reads' leases
+-- there too, which lets the lock expire under a live writer). A release that brings the expiry forward
 -- publishes "1" (Redisson publishes nothing): waiters were told the old
 -- remaining lease and would sleep past the new expiry, and a reader left
 -- whose holder died or is a Redisson client (no scriptlock Client ends it
@@ -47,6 +52,7 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    nonce          int64      the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
+-- @arg    writeLeft      duration   in write mode, what is left of the owner's write hold's lease; 0: unknown, the expiry is only lengthened
 -- @return {status int64, value int64}
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -175,7 +181,13 @@ if redis.call('hlen', KEYS[1]) > 1 then
   end
   if longest > 0 or mode == 'write' then
     local sooner = false
-    if longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
+    local write = tonumber(ARGV[5])
+    if mode == 'write' and write > 0 then
+      -- The write lease left, or the longest read lease if longer.
+      local expiry = math.max(write, longest)
+      sooner = expiry < redis.call('pttl', KEYS[1])
+      redis.call('pexpire', KEYS[1], expiry)
+    elseif longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
       sooner = mode ~= 'write' and longest < redis.call('pttl', KEYS[1])
       redis.call('pexpire', KEYS[1], longest)
     end
@@ -207,7 +219,7 @@ return {answer, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "510c61e2b4663d374167daa0fcd3b6fdb3a363dc"
+const rwReadReleaseSHA1 = "9ed17d5247f804c996896c96eca2060f1526d63e"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -222,9 +234,14 @@ type RwReadReleaseResult struct {
 // hash's expiry shrinks to the longest remaining read-hold lease (as Redisson
 // does; O(read holds)); when none remains, the lock is deleted and "0"
 // (unlocked) is published. In write mode the expiry is the write hold's lease,
-// which has no lease key of its own: a read release then only lengthens it
-// (Redisson shortens it to the reads' leases there too, which lets the lock
-// expire under a live writer). A release that brings the expiry forward
+// which has no lease key of its own: the caller passes what is left of it
+// (writeLeft, from its write hold's loss deadline; 0 when it has none), and
+// the expiry becomes the longer of that and the longest read lease left. A
+// nested read hold's acquisition raised it to its own lease; without this,
+// a write hold with a short explicit lease kept the lock for that read
+// lease (the watchdog's, 30 s) after the hold had ended. With writeLeft 0 a
+// read release only lengthens it (Redisson shortens it to the reads' leases
+// there too, which lets the lock expire under a live writer). A release that brings the expiry forward
 // publishes "1" (Redisson publishes nothing): waiters were told the old
 // remaining lease and would sleep past the new expiry, and a reader left
 // whose holder died or is a Redisson client (no scriptlock Client ends it
@@ -244,7 +261,7 @@ type RwReadReleaseResult struct {
 // Redisson's layout keeps until then, is given up as a release would.
 //
 // Redis script flags: allow-oom.
-func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (RwReadReleaseResult, error) {
+func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64, writeLeft time.Duration) (RwReadReleaseResult, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return RwReadReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -254,6 +271,9 @@ func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel s
 		}
 	}
 	if err := checkDurations("RwReadRelease", "latchTTL", latchTTL); err != nil {
+		return RwReadReleaseResult{}, err
+	}
+	if err := checkDurations("RwReadRelease", "writeLeft", writeLeft); err != nil {
 		return RwReadReleaseResult{}, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -270,21 +290,22 @@ func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel s
 			return RwReadReleaseResult{}, err
 		}
 	}
-	args := []string{owner, publish, msArg(latchTTL), strconv.FormatInt(nonce, 10)}
+	args := []string{owner, publish, msArg(latchTTL), strconv.FormatInt(nonce, 10), msArg(writeLeft)}
 	return rwReadReleaseDecode(rwReadReleaseScript.Exec(ctx, c, keys, args))
 }
 
 // RwReadReleaseArgs holds the keys and arguments of one call in RwReadReleaseMulti.
 type RwReadReleaseArgs struct {
-	Lock     string
-	Channel  string // redisson_rwlock:{name}
-	Timeouts string // {name}:<owner>:rwlock_timeout
-	Prefix   string // {name}, the prefix of every owner's lease keys
-	Latch    string // redisson_unlock_latch:{name}:<request-id>
-	Owner    string
-	Publish  string // "publish", or "spublish" for sharded channels
-	LatchTTL time.Duration
-	Nonce    int64 // the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
+	Lock      string
+	Channel   string // redisson_rwlock:{name}
+	Timeouts  string // {name}:<owner>:rwlock_timeout
+	Prefix    string // {name}, the prefix of every owner's lease keys
+	Latch     string // redisson_unlock_latch:{name}:<request-id>
+	Owner     string
+	Publish   string // "publish", or "spublish" for sharded channels
+	LatchTTL  time.Duration
+	Nonce     int64         // the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
+	WriteLeft time.Duration // in write mode, what is left of the owner's write hold's lease; 0: unknown, the expiry is only lengthened
 }
 
 // RwReadReleaseReply is the reply to one call in RwReadReleaseMulti.
@@ -314,6 +335,10 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 			continue
 		}
 		if err := checkDurations("RwReadRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("RwReadRelease", "writeLeft", calls[i].WriteLeft); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -369,7 +394,7 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (rueidis.Completed, error) {
+func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64, writeLeft time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -379,6 +404,9 @@ func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeout
 		}
 	}
 	if err := checkDurations("RwReadRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("RwReadRelease", "writeLeft", writeLeft); err != nil {
 		return rueidis.Completed{}, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -395,7 +423,7 @@ func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeout
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, publish, msArg(latchTTL), strconv.FormatInt(nonce, 10)}
+	args := []string{owner, publish, msArg(latchTTL), strconv.FormatInt(nonce, 10), msArg(writeLeft)}
 	return c.B().Evalsha().Sha1(rwReadReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -407,7 +435,7 @@ func DecodeRwReadRelease(resp rueidis.RedisResult) (RwReadReleaseResult, error) 
 // rwReadReleaseEncode returns the KEYS and ARGV of one RwReadRelease call.
 func rwReadReleaseEncode(a *RwReadReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Timeouts, a.Prefix, a.Latch}
-	args := []string{a.Owner, a.Publish, msArg(a.LatchTTL), strconv.FormatInt(a.Nonce, 10)}
+	args := []string{a.Owner, a.Publish, msArg(a.LatchTTL), strconv.FormatInt(a.Nonce, 10), msArg(a.WriteLeft)}
 	return keys, args
 }
 

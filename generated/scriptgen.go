@@ -488,7 +488,7 @@ var Scripts = []Script{{
 	SHA1:      rwReadLeaseSHA1,
 	Source:    rwReadLeaseSource,
 }, {
-	Args:      []string{"owner", "publish", "latchTTL", "nonce"},
+	Args:      []string{"owner", "publish", "latchTTL", "nonce", "writeLeft"},
 	File:      "scripts/rw_read_release.lua",
 	Keys:      []string{"lock", "channel", "timeouts", "prefix", "latch"},
 	Name:      "RwReadRelease",

@@ -4,9 +4,14 @@
 -- hash's expiry shrinks to the longest remaining read-hold lease (as Redisson
 -- does; O(read holds)); when none remains, the lock is deleted and "0"
 -- (unlocked) is published. In write mode the expiry is the write hold's lease,
--- which has no lease key of its own: a read release then only lengthens it
--- (Redisson shortens it to the reads' leases there too, which lets the lock
--- expire under a live writer). A release that brings the expiry forward
+-- which has no lease key of its own: the caller passes what is left of it
+-- (writeLeft, from its write hold's loss deadline; 0 when it has none), and
+-- the expiry becomes the longer of that and the longest read lease left. A
+-- nested read hold's acquisition raised it to its own lease; without this,
+-- a write hold with a short explicit lease kept the lock for that read
+-- lease (the watchdog's, 30 s) after the hold had ended. With writeLeft 0 a
+-- read release only lengthens it (Redisson shortens it to the reads' leases
+-- there too, which lets the lock expire under a live writer). A release that brings the expiry forward
 -- publishes "1" (Redisson publishes nothing): waiters were told the old
 -- remaining lease and would sleep past the new expiry, and a reader left
 -- whose holder died or is a Redisson client (no scriptlock Client ends it
@@ -33,6 +38,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    nonce          int64      the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
+-- @arg    writeLeft      duration   in write mode, what is left of the owner's write hold's lease; 0: unknown, the expiry is only lengthened
 -- @return {status int64, value int64}
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -161,7 +167,13 @@ if redis.call('hlen', KEYS[1]) > 1 then
   end
   if longest > 0 or mode == 'write' then
     local sooner = false
-    if longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
+    local write = tonumber(ARGV[5])
+    if mode == 'write' and write > 0 then
+      -- The write lease left, or the longest read lease if longer.
+      local expiry = math.max(write, longest)
+      sooner = expiry < redis.call('pttl', KEYS[1])
+      redis.call('pexpire', KEYS[1], expiry)
+    elseif longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
       sooner = mode ~= 'write' and longest < redis.call('pttl', KEYS[1])
       redis.call('pexpire', KEYS[1], longest)
     end
