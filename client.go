@@ -110,6 +110,7 @@ type Client struct {
 
 	mu        sync.Mutex
 	holds     map[holdKey]*hold
+	writeHold int           // RWMutex write holds in holds (guarded by mu): with none, a read release looks for none of its owner
 	closing   bool          // Close has begun; guarded by mu
 	closeDone chan struct{} // closed when Close has finished
 	inflight  flight        // acquisitions in flight, which Close waits for

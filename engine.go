@@ -1476,7 +1476,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if h != nil && a.fresh {
 		// A fresh acquisition while we still had a record: the old hold had
 		// expired on the server without our noticing. Finish it as lost.
-		delete(c.holds, id)
+		c.unregisterLocked(id, h)
 		stale, h = h, nil
 	}
 	if h == nil && !a.fresh {
@@ -1516,6 +1516,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		}
 		h = &fresh.h
 		c.holds[id] = h
+		if h.side == sideWrite {
+			c.writeHold++
+		}
 		if e, ok := c.extending[id]; ok {
 			bound = monoTime(e.at)
 		}
@@ -2636,7 +2639,15 @@ var errNoLeaseLeft = errors.New("the release left no lease on the server")
 
 func (c *Client) forgetLocked(h *hold) {
 	if id := holdID(h.key, h.field); c.holds[id] == h {
-		delete(c.holds, id)
+		c.unregisterLocked(id, h)
+	}
+}
+
+// unregisterLocked takes h, registered as id, out of the registry; c.mu held.
+func (c *Client) unregisterLocked(id holdKey, h *hold) {
+	delete(c.holds, id)
+	if h.side == sideWrite {
+		c.writeHold--
 	}
 }
 

@@ -338,7 +338,10 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 // which the server may have run before the release.
 func (c *Client) writeLeft(key, field string) (left time.Duration, done func()) {
 	c.mu.Lock()
-	h := c.holds[holdID(key, field+":write")]
+	var h *hold
+	if c.writeHold > 0 {
+		h = c.holds[holdID(key, field+":write")]
+	}
 	c.mu.Unlock()
 	if h == nil || h.released() {
 		return 0, func() {}
