@@ -65,3 +65,51 @@ func TestRWWriteLeaseAfterNestedRead(t *testing.T) {
 	}
 	_ = other.Unlock(w2)
 }
+
+// TestRWNestedReadReleaseKeepsMargin: the read release that brings the
+// lock's expiry back to the write lease left keeps it as far past the
+// writer's loss deadline as a grant does (the drift margin, 205 ms of a
+// 10 s lease): it set the loss deadline itself, 3 ms short of it.
+func TestRWNestedReadReleaseKeepsMargin(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 30*time.Second)
+	rw := mustRW(t, c, "rw-margin")
+	const lease = 10 * time.Second
+	wctx, err := rw.TryLockWithLease(ctx, 0, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Unlock(wctx)
+	r1, err := rw.RLock(wctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := rw.RUnlock(r1); err != nil {
+		t.Fatal(err)
+	}
+	pttl, err := node.Do(t, "PTTL", rw.Key()).AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h *hold
+	c.mu.Lock()
+	for _, x := range c.holds {
+		if x.side == sideWrite {
+			h = x
+		}
+	}
+	c.mu.Unlock()
+	if h == nil {
+		t.Fatal("no write hold registered")
+	}
+	clientLeft := time.Duration(h.lossAt.Load() - c.monoClock())
+	if slack := time.Duration(pttl)*time.Millisecond - clientLeft; slack < lossMargin(lease)/2 {
+		t.Errorf("the lock expires %s past the writer's loss deadline; a grant keeps the drift margin, %s", slack, lossMargin(lease))
+	}
+	if pttl > lease.Milliseconds() {
+		t.Errorf("the lock expires in %d ms, past the write lease", pttl)
+	}
+}

@@ -323,20 +323,23 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 		return releaseStatus(res.Status), 0, err
 	}
 	left, done := c.writeLeft(rw.key, field)
-	defer done()
 	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token, left)
+	done(err)
 	return readReleased(res, err)
 }
 
 // writeLeft is what a read release of field passes for its owner's write
 // hold on key, if this Client has one: the time to that hold's loss
-// deadline, at least 1ms (the server keeps the lock at least that long from
-// when the release arrives, so the writer's loss comes first); 0 for none.
-// The release may bring the lock's expiry forward to it, so it counts as a
-// call that sets the write hold's expiry until done: an Extend or renewal
-// it overlaps cannot move that hold's loss deadline later on its reply,
-// which the server may have run before the release.
-func (c *Client) writeLeft(key, field string) (left time.Duration, done func()) {
+// deadline plus the drift margin the hold's lease keeps past it, so the
+// server keeps the lock at least as far past the writer's loss as a grant
+// or renewal does; 0 for none. The release may bring the lock's expiry
+// forward to it, so it counts as a call that sets the write hold's expiry
+// until done: an Extend or renewal it overlaps cannot move that hold's loss
+// deadline later on its reply, which the server may have run before the
+// release. done takes the release's error: one of unknown outcome may still
+// run at any time, and sets left from then on, so no later call moves the
+// deadline further than that (leaseUnknown).
+func (c *Client) writeLeft(key, field string) (left time.Duration, done func(error)) {
 	c.mu.Lock()
 	var h *hold
 	if c.writeHold > 0 {
@@ -344,14 +347,21 @@ func (c *Client) writeLeft(key, field string) (left time.Duration, done func()) 
 	}
 	c.mu.Unlock()
 	if h == nil || h.released() {
-		return 0, func() {}
+		return 0, func(error) {}
 	}
 	m := c.leaseCall(h, time.Time{})
 	at := h.lossAt.Load()
 	if at == 0 {
-		return 0, m.end // no loss deadline: no lease known
+		return 0, func(error) { m.end() } // no loss deadline: no lease known
 	}
-	return max(time.Duration(at-c.monoClock()), time.Millisecond), m.end
+	sent := time.Now()
+	left = max(time.Duration(at-c.monoClock()), time.Millisecond) + lossMargin(h.lease)
+	return left, func(err error) {
+		if err != nil && unknownOutcome(err) {
+			c.leaseUnknown(h, left, lossDeadline(sent, left))
+		}
+		m.end()
+	}
 }
 
 // releaseGuarded is a read release with WAIT after its script on the same
@@ -366,10 +376,10 @@ func (s *rwSide) releaseGuarded(ctx context.Context, field string, r releaseCall
 	}
 	rw, c := s.rw, s.rw.c
 	left, done := c.writeLeft(rw.key, field)
-	defer done()
 	reply, acked, err := c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 		return generated.RwReadReleaseCommand(c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token, left)
 	})
+	done(err)
 	if err != nil {
 		return notHeld, 0, false, err
 	}
