@@ -44,6 +44,8 @@ func TestKeysArgvHeldRefused(t *testing.T) {
 		"redis.call('SET', KEYS[1], table.concat(ARGV, ','))\n",
 		"redis.call('SET', KEYS[1], cjson.encode(ARGV))\n",
 		"redis.call('SET', KEYS[1], cmsgpack.pack(ARGV))\n",
+		"redis.call('SET', KEYS[1], table.getn(ARGV) .. ARGV[1])\n",
+		"redis.call('SET', KEYS[1], table.maxn(ARGV) .. ARGV[1])\n",
 		"for _, a in ipairs(ARGV) do redis.call('SET', KEYS[1], a) end\n",
 		"for _, k in pairs(KEYS) do redis.call('SET', k, 'v') end\n",
 		"redis.call('SET', KEYS[1], #ARGV)\n",

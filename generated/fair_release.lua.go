@@ -225,6 +225,12 @@ if ARGV[8] ~= '0' then
     if ARGV[6] ~= '1' then
       redis.call('set', KEYS[5], '2', 'px', ARGV[4])
     end
+    -- Redisson's threads are told all the same: they are not in our
+    -- line, and one that waits for a message alone would sleep beside a
+    -- free lock should the owner then give up.
+    for _, thread in ipairs(javaThreads()) do
+      redis.call(ARGV[3], KEYS[8] .. ':' .. thread, '0')
+    end
     return 2
   end
 end
@@ -237,7 +243,7 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "ebe4906e3285f990bdd9f3b8c013a9e04c068019"
+const fairReleaseSHA1 = "5ef82be28cda5a001286dfa4812f9269f1575f38"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 

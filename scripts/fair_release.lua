@@ -211,6 +211,12 @@ if ARGV[8] ~= '0' then
     if ARGV[6] ~= '1' then
       redis.call('set', KEYS[5], '2', 'px', ARGV[4])
     end
+    -- Redisson's threads are told all the same: they are not in our
+    -- line, and one that waits for a message alone would sleep beside a
+    -- free lock should the owner then give up.
+    for _, thread in ipairs(javaThreads()) do
+      redis.call(ARGV[3], KEYS[8] .. ':' .. thread, '0')
+    end
     return 2
   end
 end

@@ -7709,7 +7709,7 @@ func (w *walker) keepsFields(e *ast.FuncCallExpr) bool {
 			return false
 		}
 		switch lib.Value + "." + fn.Value {
-		case "table.insert", "table.remove", "table.sort", "table.concat", "cjson.encode", "cmsgpack.pack":
+		case "table.insert", "table.remove", "table.sort", "table.concat", "table.getn", "table.maxn", "cjson.encode", "cmsgpack.pack":
 			return true
 		}
 	}
