@@ -82,6 +82,7 @@ func start() (addr string, stop func(), err error) {
 		port := claim.Port
 		cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 			"--save", "", "--appendonly", "no", "--loglevel", "warning")
+		cmd.SysProcAttr = sysProcAttr()
 		if err := cmd.Start(); err != nil {
 			claim.Release()
 			os.RemoveAll(dir)
