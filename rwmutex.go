@@ -339,7 +339,7 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 // release. done takes the release's error: one of unknown outcome may still
 // run at any time, and sets left from then on, so no later call moves the
 // deadline further than that (leaseUnknown).
-func (c *Client) writeLeft(key, field string) (left time.Duration, done func(error)) {
+func (c *Client) writeLeft(key, field string) (time.Duration, func(error)) {
 	c.mu.Lock()
 	var h *hold
 	if c.writeHold > 0 {
@@ -355,7 +355,7 @@ func (c *Client) writeLeft(key, field string) (left time.Duration, done func(err
 		return 0, func(error) { m.end() } // no loss deadline: no lease known
 	}
 	sent := time.Now()
-	left = max(time.Duration(at-c.monoClock()), time.Millisecond) + lossMargin(h.lease)
+	left := max(time.Duration(at-c.monoClock()), time.Millisecond) + lossMargin(h.lease)
 	return left, func(err error) {
 		if err != nil && unknownOutcome(err) {
 			c.leaseUnknown(h, left, lossDeadline(sent, left))
