@@ -1070,6 +1070,11 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 				lctx = giveBackCtx(l, lctx) // made by a give-back: so is the member's
 			}
 		}
+		if ctx.Value(givenBackKey{}) != nil {
+			// This MultiLock is a member given back by a lost MultiLock: so
+			// are its members, for the Observer.
+			lctx = givenBack(lctx)
+		}
 		goPart(ctx, func() {
 			defer func() {
 				if errs[i] == errReleasePanicked && gaveBack(l, lctx) {

@@ -167,7 +167,8 @@ type ReleaseEvent struct {
 	Err      error // nil, or errors.Is ErrNotHeld, or a Redis error
 	// GivenBack is true for the engine's own release of a member or node
 	// that still held when the MultiLock or RedLock it is part of was lost
-	// (no Unlock of the program): its hold ends as EndLost.
+	// (no Unlock of the program), members and nodes of a MultiLock or
+	// RedLock member included: its hold ends as EndLost.
 	GivenBack bool
 }
 

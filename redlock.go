@@ -1408,6 +1408,11 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 			}
 			uctx = WithOwner(context.WithoutCancel(ctx), h.owner)
 		}
+		if ctx.Value(givenBackKey{}) != nil {
+			// This RedLock is a member given back by a lost MultiLock: so
+			// are its nodes' holds, for the Observer.
+			uctx = givenBack(uctx)
+		}
 		wg.Add(1)
 		release := func() {
 			defer wg.Done()

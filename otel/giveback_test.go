@@ -131,3 +131,59 @@ func TestRedLockLossGivenBackReported(t *testing.T) {
 	}
 	checkGivenBack(t, tm, 3, 1, 2)
 }
+
+// TestNestedLossGivenBackReported: a lost MultiLock's give-back of a member
+// that is itself a MultiLock or a RedLock gives back that member's members
+// and nodes, which are reported given_back as the direct members are, not
+// as Unlocks of the program.
+func TestNestedLossGivenBackReported(t *testing.T) {
+	servers := redistest.Servers(t, 3)
+	tm := newTelemetry(t)
+	prefix := redistest.Prefix(t)
+	newClient := func(node *redistest.Node, opts ...scriptlock.Option) *scriptlock.Client {
+		c, err := scriptlock.New(node.Client(t), append(opts, scriptlock.WithKeyPrefix(prefix))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	observed := func(node *redistest.Node) *scriptlock.Client {
+		return newClient(node, scriptlock.WithObserver(tm.obs), scriptlock.WithWatchdog(time.Second, 100*time.Millisecond))
+	}
+	c := observed(servers[0])
+	var nodes []*scriptlock.Client
+	for _, n := range servers {
+		nodes = append(nodes, observed(n))
+	}
+	admin := newClient(servers[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inner, err := scriptlock.NewMultiLock([]scriptlock.Locker{mustMutex(t, c, "mb"), mustMutex(t, c, "mc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := scriptlock.NewRedLock("rl", nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, err := scriptlock.NewMultiLock([]scriptlock.Locker{mustMutex(t, c, "ma"), inner, rl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := mustMutex(t, admin, "ma").ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock: %v %v", ok, err)
+	}
+	<-l.Done()
+	waitUntil(t, "every member's hold ended", func() bool {
+		return sums(t, tm.collect(t)["scriptlock.lock.held"])["scriptlock.primitive=mutex"] == 0
+	})
+	if err := ml.Unlock(l); !errors.Is(err, scriptlock.ErrNotHeld) {
+		t.Fatalf("Unlock after the loss: %v, want ErrNotHeld", err)
+	}
+	checkGivenBack(t, tm, 6, 5, 5)
+}
