@@ -5178,7 +5178,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		// error({err = 'CODE ...'}) fails the script with that error
 		// reply, as returning the table does: the table is recorded as
 		// such when it is walked.
-		if lit, joined, ok := messageStart(e.Args[0]); ok {
+		if lit, joined, ok := messageStart(e.Args[0], w.stringLiteral); ok {
 			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "error()", Joined: joined})
 		}
 		return
@@ -5240,7 +5240,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		if len(e.Args) > 0 {
 			// A message that is not a literal is recorded with no text: its
 			// code cannot be checked.
-			lit, joined, _ := messageStart(e.Args[0])
+			lit, joined, _ := messageStart(e.Args[0], w.stringLiteral)
 			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: obj.Value + ".error_reply", Joined: joined})
 		}
 		return
@@ -6869,7 +6869,7 @@ func (w *walker) errTable(t *ast.TableExpr) {
 		if !ok || k.Value != "err" {
 			continue
 		}
-		lit, joined, _ := messageStart(f.Value)
+		lit, joined, _ := messageStart(f.Value, w.stringLiteral)
 		pos, _ := w.tokenPos(f.Value.Line(), "err", true)
 		w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "{err = ...}", Joined: joined})
 	}
@@ -7963,11 +7963,27 @@ var numberFuncs = map[string]bool{
 	"bit.lshift": true, "bit.rshift": true, "bit.arshift": true, "bit.rol": true, "bit.ror": true,
 }
 
+// stringLiteral is the string e is: a string literal, or a local that holds
+// one string literal wherever the script assigns it (local GONE = 'GONE
+// the order is gone'), as a literal written in its place.
+func (w *walker) stringLiteral(e ast.Expr) (string, bool) {
+	switch x := e.(type) {
+	case *ast.StringExpr:
+		return x.Value, true
+	case *ast.IdentExpr:
+		if lit, number, ok := w.literalLocal(x); ok && !number {
+			return lit, true
+		}
+	}
+	return "", false
+}
+
 // messageStart reads an error message: lit is the string literals it
 // starts with, joined ('NOT_' .. 'HELD x'; ok is false when it starts with
 // none), and joined what the message joins to them (see ErrorSite.Joined).
-func messageStart(e ast.Expr) (lit, joined string, ok bool) {
-	if f, rest, ok := formatStart(e); ok {
+// str tells a string literal, or a local holding one only.
+func messageStart(e ast.Expr, str func(ast.Expr) (string, bool)) (lit, joined string, ok bool) {
+	if f, rest, ok := formatStart(e, str); ok {
 		// string.format('CODE %d', n): the format's text up to its first
 		// directive starts the message.
 		if f == "" {
@@ -7991,11 +8007,11 @@ func messageStart(e ast.Expr) (lit, joined string, ok bool) {
 	flat(e)
 	i := 0
 	for ; i < len(ops); i++ {
-		s, ok := ops[i].(*ast.StringExpr)
+		s, ok := str(ops[i])
 		if !ok {
 			break
 		}
-		lit += s.Value
+		lit += s
 	}
 	switch {
 	case i == 0:
@@ -8034,7 +8050,7 @@ func listed(t *ast.TableExpr) int {
 // a literal format: the format's text before its first directive (%% is a
 // '%'), and whether a directive follows. ok is false for any other
 // expression.
-func formatStart(e ast.Expr) (text string, rest, ok bool) {
+func formatStart(e ast.Expr, str func(ast.Expr) (string, bool)) (text string, rest, ok bool) {
 	c, isCall := e.(*ast.FuncCallExpr)
 	if !isCall {
 		return "", false, false
@@ -8046,22 +8062,22 @@ func formatStart(e ast.Expr) (text string, rest, ok bool) {
 		}
 		format = c.Receiver
 	} else {
-		if lib, fn, ok := libCall(c); !ok || lib != "string" || fn != "format" {
+		if lib, fn, ok := libCall(c); !ok || lib != "string" || fn != "format" || len(c.Args) == 0 {
 			return "", false, false
 		}
 		format = c.Args[0]
 	}
-	f, isStr := format.(*ast.StringExpr)
+	fv, isStr := str(format)
 	if !isStr {
 		return "", false, false
 	}
 	var b strings.Builder
-	for i := 0; i < len(f.Value); i++ {
-		if f.Value[i] != '%' {
-			b.WriteByte(f.Value[i])
+	for i := 0; i < len(fv); i++ {
+		if fv[i] != '%' {
+			b.WriteByte(fv[i])
 			continue
 		}
-		if i+1 < len(f.Value) && f.Value[i+1] == '%' {
+		if i+1 < len(fv) && fv[i+1] == '%' {
 			b.WriteByte('%')
 			i++
 			continue

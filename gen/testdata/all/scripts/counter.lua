@@ -6,6 +6,6 @@
 -- @error NOT_OWNER the lock is held by another owner
 local by = tonumber(ARGV[1])
 if by < 0 then return redis.error_reply("NOT_OWNER by is negative") end
-local undeclared = "ZERO_BY"
+local undeclared = string.upper("zero_by")
 if by == 0 then return redis.error_reply(undeclared .. " by is zero") end
 return redis.call("INCRBY", KEYS[1], ARGV[1])
