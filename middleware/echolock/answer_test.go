@@ -34,7 +34,7 @@ func TestIdempotencyStreamCutOffNotReplayed(t *testing.T) {
 	e.POST("/export", func(c echo.Context) error {
 		runs.Add(1)
 		defer func() { done <- struct{}{} }()
-		res := c.Response()
+		res := echolock.EchoResponse(c)
 		res.Header().Set(echo.HeaderContentType, "text/plain")
 		res.WriteHeader(http.StatusOK)
 		ctx := c.Request().Context()
@@ -76,7 +76,7 @@ func TestIdempotencyStreamCutOffNotReplayed(t *testing.T) {
 	}
 }
 
-// pastEchoAfterLoss answers through c.Response().Writer (as http.ServeContent
+// pastEchoAfterLoss answers through the writer under c.Response() (as http.ServeContent
 // does) after its lock was lost: it made the charge and answers anyway.
 func pastEchoAfterLoss(env *mwtest.Env, t *testing.T, runs *atomic.Int64) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -84,7 +84,7 @@ func pastEchoAfterLoss(env *mwtest.Env, t *testing.T, runs *atomic.Int64) echo.H
 		ctx := c.Request().Context()
 		env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+c.Param("id")).Key())
 		<-ctx.Done() // the lock is lost
-		w := c.Response().Writer
+		w := echolock.RawWriter(echolock.EchoResponse(c))
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write([]byte("charged"))

@@ -176,7 +176,7 @@ type LockConfig struct {
 	// ErrorHandler, when set, gets every error the middleware would return (an
 	// *echo.HTTPError with the Code and Message of ErrKeyMissing,
 	// ErrKeyInvalid, ErrBodyTooLarge, ErrContended, ErrUnavailable or
-	// ErrLockLost, whose Internal is the cause: the key's defect,
+	// ErrLockLost, wrapping the cause, which errors.Unwrap returns: the key's defect,
 	// scriptlock.ErrNotAcquired, scriptlock.ErrLockLost or a Redis error) and
 	// returns what to return instead.
 	ErrorHandler func(c echo.Context, err error) error
@@ -227,7 +227,7 @@ func requestScope(c echo.Context) *scope {
 	return s
 }
 
-// Errors answered by the middleware; the cause is in Internal.
+// Errors answered by the middleware; the error returned wraps the cause.
 var (
 	ErrKeyMissing = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
 	ErrKeyInvalid = echo.NewHTTPError(http.StatusBadRequest, "lock key invalid")
@@ -348,7 +348,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// a server-side deadline ended, or for a lost lock.
 			c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(config.RetryAfter), 10))
 		}
-		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
+		he := withInternal(base, cause)
 		if config.ErrorHandler != nil {
 			return config.ErrorHandler(c, he)
 		}
@@ -438,8 +438,8 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// there, so that a lock lost after the answer does not add an
 			// error body to it, or release an Idempotency key whose answer
 			// the client already has.
-			tw := &commitTracker{ResponseWriter: c.Response().Writer}
-			c.Response().Writer = tw
+			tw := &commitTracker{ResponseWriter: writer(response(c))}
+			setWriter(response(c), tw)
 			returned := false
 			defer func() {
 				if !returned {
@@ -450,8 +450,8 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}()
 			herr := next(c)
 			returned = true
-			c.Response().Writer = tw.ResponseWriter
-			switch res := c.Response(); {
+			setWriter(response(c), tw.ResponseWriter)
+			switch res := response(c); {
 			case tw.status != 0:
 				res.Committed, res.Status = true, tw.status
 			case res.Committed && res.Status < http.StatusOK && res.Status != http.StatusSwitchingProtocols:
@@ -463,13 +463,13 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			config.OnOutcome.Report(ctx, core.HeldOutcome(lctx))
 			// A hijacked connection (a WebSocket) carries the handler's
 			// answer: no 503 is written on a connection Echo no longer owns.
-			if core.LockLost(lctx) && !c.Response().Committed && !tw.hijacked {
+			if core.LockLost(lctx) && !response(c).Committed && !tw.hijacked {
 				if herr == nil {
 					herr = context.Cause(lctx)
 				} else if _, ok := herr.(*echo.HTTPError); ok {
-					// Echo's error handler answers with an *HTTPError found
-					// directly in Internal; keep the handler's error as the
-					// cause without letting it replace the 503.
+					// Echo v4's error handler answers with an *HTTPError
+					// found directly in Internal; keep the handler's error as
+					// the cause without letting it replace the 503.
 					herr = fmt.Errorf("handler: %w", herr)
 				}
 				return fail(c, ErrLockLost, herr)

@@ -386,7 +386,7 @@ func TestThousandRequests(t *testing.T) {
 		case strings.HasSuffix(n, "3"):
 			panic("handler panic")
 		case strings.HasSuffix(n, "7"):
-			return echo.NewHTTPError(http.StatusTeapot)
+			return echo.NewHTTPError(http.StatusTeapot, http.StatusText(http.StatusTeapot))
 		}
 		return c.NoContent(204)
 	}, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc(), Wait: 10 * time.Second}))
@@ -481,7 +481,7 @@ func TestErrorHandler(t *testing.T) {
 			seen = append(seen, err)
 			mu.Unlock()
 			var he *echo.HTTPError
-			if errors.As(err, &he) && errors.Is(he.Internal, scriptlock.ErrNotAcquired) {
+			if errors.As(err, &he) && errors.Is(errors.Unwrap(he), scriptlock.ErrNotAcquired) {
 				return c.JSON(http.StatusLocked, map[string]string{"error": "busy"})
 			}
 			return err
@@ -517,7 +517,7 @@ func TestErrorHandler(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 2 || !errors.Is(seen[1].(*echo.HTTPError).Internal, core.ErrKeyInvalid) {
+	if len(seen) != 2 || !errors.Is(errors.Unwrap(seen[1].(*echo.HTTPError)), core.ErrKeyInvalid) {
 		t.Errorf("hook saw %v, want the contention and then the invalid key", seen)
 	}
 }

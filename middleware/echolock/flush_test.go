@@ -19,7 +19,7 @@ import (
 func flushedThenLost(env *mwtest.Env, t *testing.T, runs *atomic.Int64) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		runs.Add(1)
-		res := c.Response()
+		res := echolock.EchoResponse(c)
 		res.Header().Set(echo.HeaderContentType, "text/event-stream")
 		res.Flush()
 		env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+c.Param("id")).Key())

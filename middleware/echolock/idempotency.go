@@ -96,7 +96,8 @@ type IdempotencyConfig struct {
 	// never stored, whatever StoreStatus says.
 	StoreStatus func(status int) bool
 	// ErrorHandler, when set, gets every error the middleware would return (an
-	// *echo.HTTPError whose Internal is the cause) and returns what to return.
+	// *echo.HTTPError wrapping the cause, which errors.Unwrap returns) and
+	// returns what to return.
 	ErrorHandler func(c echo.Context, err error) error
 	// Logger receives store failures after the handler ran. Default slog.Default().
 	Logger *slog.Logger
@@ -192,7 +193,7 @@ var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
 // errIdempotencyBodyGone answers a request whose body a middleware in front
 // has read, leaving nothing to fingerprint (see the middleware).
-var errIdempotencyBodyGone = echo.NewHTTPError(http.StatusInternalServerError)
+var errIdempotencyBodyGone = echo.NewHTTPError(http.StatusInternalServerError, http.StatusText(http.StatusInternalServerError))
 
 // claimedKey holds, in the echo.Context, the claim the request runs under
 // (see claimed): an Idempotency middleware nested in the same chain on the
@@ -242,7 +243,7 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // client can retry with it. A handler error is answered inside, by Echo's
 // HTTPErrorHandler, and stored only when it is an *echo.HTTPError with a
 // status StoreStatus stores (and returned on: Echo calls HTTPErrorHandler
-// again with it, so a custom one must return when c.Response().Committed,
+// again with it, so a custom one must return when the response is committed,
 // as Echo's DefaultHTTPErrorHandler does); any other is returned unanswered to the error
 // handling further out (a middleware mapping it, then Echo's
 // HTTPErrorHandler), and the key is released, so a retry runs again. A
@@ -326,7 +327,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		return nil, err
 	}
 	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
-		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
+		he := withInternal(base, cause)
 		if config.ErrorHandler != nil {
 			return config.ErrorHandler(c, he)
 		}
@@ -508,8 +509,8 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			outer := c.Get(claimedKey)
 			c.Set(claimedKey, running)
 			hctx, detach := claim.Context(ctx)
-			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders, ctx: ctx, head: req.Method == http.MethodHead}
-			c.Response().Writer = rec
+			rec := &recorder{ResponseWriter: writer(response(c)), limit: config.MaxResponseBytes, stored: config.StoredHeaders, ctx: ctx, head: req.Method == http.MethodHead}
+			setWriter(response(c), rec)
 			c.SetRequest(req.WithContext(hctx))
 			// Every way out completes or releases the claim exactly once;
 			// settled says it was done (see the last deferred call below).
@@ -523,9 +524,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// complete stores the answer sent, or releases the key when the
 			// answer is not one to store.
 			complete := func(lost bool) {
-				rec.sync(c.Response())
-				status := c.Response().Status
-				if lost || !c.Response().Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
+				rec.sync(response(c))
+				status := response(c).Status
+				if lost || !response(c).Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
 					release()
 					return
 				}
@@ -568,7 +569,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			defer func() {
 				detach()
 				c.Set(claimedKey, outer)
-				c.Response().Writer = rec.ResponseWriter
+				setWriter(response(c), rec.ResponseWriter)
 				if !finished {
 					// A panic. Before an answer was sent, the key is
 					// released so a retry runs. After one was (Recover
@@ -621,7 +622,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// again, and this middleware the same fingerprint.
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
-			rec.sync(c.Response())
+			rec.sync(response(c))
 			if err == nil && rec.cutByClient() {
 				// Its client went away while it answered, and it stopped
 				// without an error, as an event loop does on ctx.Done:
@@ -633,7 +634,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// A claim lost after the handler wrote its answer is still tried
 			// by Complete: the script stores it only if the claim is still
 			// this request's (it was presumed lost early, not taken).
-			lost := claim.Lost() && !c.Response().Committed
+			lost := claim.Lost() && !response(c).Committed
 			switch {
 			case lost:
 				// A retry may be running the request already: answer so that
@@ -647,8 +648,8 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// The retry runs the request: say when, as for a lost lock.
 				c.Response().Header().Set("Retry-After", "1")
 				err = fail(c, ErrIdempotencyClaimLost, cause)
-				c.Error(err)
-			case !c.Response().Committed && lostFurtherOut(ctx):
+				writeError(c, err)
+			case !response(c).Committed && lostFurtherOut(ctx):
 				// A lock middleware further out (e.Use(Lock)) lost its
 				// lock, or an outer Idempotency its claim, and the handler
 				// wrote nothing: whatever it returned (nil, an error this
@@ -656,7 +657,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// answers 503, as with this one in front of it, and the key
 				// is released below. An answer stored here (an empty 200 for
 				// nil) would be replayed for work abandoned under the loss.
-			case err != nil && !c.Response().Committed && ctx.Err() != nil &&
+			case err != nil && !response(c).Committed && ctx.Err() != nil &&
 				(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
 				// The handler stopped on the request's own context, which
 				// ended (a server-side deadline, such as ContextTimeout's,
@@ -664,7 +665,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// left to the middleware further out that set the deadline
 				// (ContextTimeout answers 503), as for a request without a
 				// key, and the key is released below.
-			case err != nil && !c.Response().Committed && !storedError(err, config.StoreStatus):
+			case err != nil && !response(c).Committed && !storedError(err, config.StoreStatus):
 				// An error Echo answers with a status not stored (any error
 				// but an *echo.HTTPError is a 500 to Echo): it is left
 				// unanswered to the error handling further out (a middleware
@@ -673,14 +674,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// so a retry runs again and is answered alike, rather than
 				// replayed an answer that the mapping never saw.
 			case err != nil:
-				if c.Response().Committed {
+				if response(c).Committed {
 					// The handler failed after its answer began (a stream
 					// cut off): what was sent may be cut short, so a retry
 					// gets 409 rather than a replay of part of it.
 					rec.incomplete = true
 				}
-				c.Error(err) // write the error response now, so it can be stored
-			case !c.Response().Committed:
+				writeError(c, err) // write the error response now, so it can be stored
+			case !response(c).Committed:
 				// The handler wrote nothing: net/http would answer 200 with an
 				// empty body once it returns. Answer that now, so that it is
 				// what is stored and what a retry gets, not a second run.
@@ -715,14 +716,8 @@ func lostFurtherOut(ctx context.Context) bool {
 // status the handler chose, as Echo's DefaultHTTPErrorHandler reads it) with
 // a status storeStatus stores.
 func storedError(err error, storeStatus func(int) bool) bool {
-	he, ok := err.(*echo.HTTPError)
-	if !ok {
-		return false
-	}
-	if in, ok := he.Internal.(*echo.HTTPError); ok {
-		he = in
-	}
-	return storeStatus(he.Code)
+	status, ok := errorStatus(err)
+	return ok && storeStatus(status)
 }
 
 // fingerprintVersion prefixes the fingerprints of requests with a body
@@ -759,49 +754,6 @@ func mediaType(lines []string, form bool) []byte {
 		}
 	}
 	return core.FieldsPart("raw", []string{echo.HeaderContentType}, func(string) []string { return lines })
-}
-
-// routerRoute returns the route part of the fingerprint of c's request when
-// its Echo has virtual hosts (e.Host), and false when it has none (the route
-// path alone is the route then). Echo picks the router by the request's
-// Host as sent: a virtual host's route counts with its host, and a route of
-// the default router, which serves every other host, is told apart from
-// both, so that no router's route shares a record with another's of the
-// same path. Neither spells a route path (those begin with '/'). alone says
-// that this router has a route of that path and no other router of the Echo
-// has one: a fingerprint of the path alone then names this router's route
-// only (not so for a path no router has, such as the empty one of a request
-// not yet routed, in e.Pre).
-func routerRoute(c echo.Context) (route []byte, alone, ok bool) {
-	e := c.Echo()
-	if e == nil || len(e.Routers()) == 0 { // a context not made by an Echo, or no virtual host
-		return nil, false, false
-	}
-	host, path := c.Request().Host, c.Path()
-	own, vhost := e.Routers()[host]
-	if vhost {
-		route = core.FieldsPart("virtual-host", []string{host}, func(string) []string { return []string{path} })
-	} else {
-		own = e.Router()
-		route = core.FieldsPart("default-router", []string{"path"}, func(string) []string { return []string{path} })
-	}
-	alone = routerHasPath(own, path) && (own == e.Router() || !routerHasPath(e.Router(), path))
-	for _, r := range e.Routers() {
-		if r != own && routerHasPath(r, path) {
-			alone = false
-		}
-	}
-	return route, alone, true
-}
-
-// routerHasPath reports whether r has a route of path.
-func routerHasPath(r *echo.Router, path string) bool {
-	for _, rt := range r.Routes() {
-		if rt.Path == path {
-			return true
-		}
-	}
-	return false
 }
 
 // fingerprintHeaders validates IdempotencyConfig.FingerprintHeaders and

@@ -33,12 +33,12 @@ func TestIdempotencyCalledAgainBodyRead(t *testing.T) {
 				return err
 			}
 			// Again, as a retrying middleware would, its answer kept aside.
-			w := c.Response().Writer
+			w := echolock.RawWriter(echolock.EchoResponse(c))
 			second = httptest.NewRecorder()
-			c.Response().Writer = second
-			c.Response().Committed = false
+			echolock.SetRawWriter(echolock.EchoResponse(c), second)
+			echolock.EchoResponse(c).Committed = false
 			secondErr = next(c)
-			c.Response().Writer = w
+			echolock.SetRawWriter(echolock.EchoResponse(c), w)
 			return nil
 		}
 	})

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
@@ -61,7 +60,7 @@ func TestIdempotencyChunkedBodyReadInFront(t *testing.T) {
 		return c.String(http.StatusCreated, "charged "+p)
 	}
 	e.POST("/charges", h, bindInFront, echolock.Idempotency(store))
-	e.POST("/limited", h, middleware.BodyLimit("1M"), bindInFront, echolock.Idempotency(store))
+	e.POST("/limited", h, bodyLimit1M(), bindInFront, echolock.Idempotency(store))
 	e.POST("/plain", h, echolock.Idempotency(store))
 	srv := serve(t, e)
 	for _, path := range []string{"/charges", "/limited"} {

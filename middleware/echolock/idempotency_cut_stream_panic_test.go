@@ -34,7 +34,7 @@ func TestIdempotencyStreamCutByClientThenPanic(t *testing.T) {
 			if _, err := c.Response().Write([]byte("data: part\n\n")); err != nil {
 				panic(err)
 			}
-			c.Response().Flush()
+			echolock.EchoResponse(c).Flush()
 			select {
 			case <-c.Request().Context().Done():
 				panic(errors.New("export stream broken off"))

@@ -35,7 +35,7 @@ func TestIdempotencyStreamCutByClient(t *testing.T) {
 			if _, err := c.Response().Write([]byte("data: part\n\n")); err != nil {
 				return nil
 			}
-			c.Response().Flush()
+			echolock.EchoResponse(c).Flush()
 			select {
 			case <-c.Request().Context().Done():
 				return nil // the usual event loop: the client has gone

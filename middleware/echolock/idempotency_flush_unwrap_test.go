@@ -34,7 +34,7 @@ func TestIdempotencyFlushThroughUnwrap(t *testing.T) {
 	e := echo.New()
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			c.Response().Writer = &unwrapOnly{c.Response().Writer}
+			echolock.SetRawWriter(echolock.EchoResponse(c), &unwrapOnly{echolock.RawWriter(echolock.EchoResponse(c))})
 			return next(c)
 		}
 	})
@@ -44,7 +44,7 @@ func TestIdempotencyFlushThroughUnwrap(t *testing.T) {
 		if _, err := c.Response().Write([]byte("data: 1\n\n")); err != nil {
 			return err
 		}
-		c.Response().Flush()
+		echolock.EchoResponse(c).Flush()
 		select {
 		case <-got:
 		case <-time.After(3 * time.Second):

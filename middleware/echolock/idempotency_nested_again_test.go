@@ -28,10 +28,10 @@ func TestIdempotencyNestedCalledAgain(t *testing.T) {
 			// Again, as a retrying middleware would: the answer was
 			// stored, so the middleware replays it (to a writer that
 			// has sent it, so the status is kept aside).
-			w := c.Response().Writer
-			c.Response().Writer = httptest.NewRecorder()
-			c.Response().Committed = false
-			defer func() { c.Response().Writer = w }()
+			w := echolock.RawWriter(echolock.EchoResponse(c))
+			echolock.SetRawWriter(echolock.EchoResponse(c), httptest.NewRecorder())
+			echolock.EchoResponse(c).Committed = false
+			defer echolock.SetRawWriter(echolock.EchoResponse(c), w)
 			return next(c)
 		}
 	})

@@ -1,5 +1,8 @@
 package echolock_test
 
+// Echo v4 only: Echo v5 has no e.Host.
+//echov5gen:v4only
+
 import (
 	"net/http"
 	"sync/atomic"

@@ -26,7 +26,7 @@ func TestIdempotencyWholeAnswerThenClientLeft(t *testing.T) {
 	e.POST("/payments", func(c echo.Context) error {
 		defer func() { returned <- struct{}{} }()
 		const body = "paid"
-		res := c.Response()
+		res := echolock.EchoResponse(c)
 		res.Header().Set(echo.HeaderContentType, echo.MIMETextPlain)
 		res.Header().Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
 		res.WriteHeader(http.StatusCreated)

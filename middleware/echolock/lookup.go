@@ -235,7 +235,7 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 // refused, one that does not name the key keeps the form's. The
 // body (at most maxBody bytes read) is put back for the handler.
 func formField(c echo.Context, name string, maxBody int64) (string, error) {
-	if _, err := c.FormParams(); err != nil {
+	if _, err := formValues(c); err != nil {
 		return "", fmt.Errorf("%w: form: %w", core.ErrKeyInvalid, err)
 	}
 	v, err := single(c.Request().Form[name])
