@@ -14,15 +14,15 @@ import (
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
-// response returns the echo.Response of c, whose bookkeeping (Committed,
-// Status) says what Echo sent.
-func response(c echo.Context) *echo.Response { return c.Response() }
-
-// writer returns the http.ResponseWriter res writes to.
-func writer(res *echo.Response) http.ResponseWriter { return res.Writer }
-
-// setWriter makes res write to w.
-func setWriter(res *echo.Response, w http.ResponseWriter) { res.Writer = w }
+// wrapWriter puts wrap(w) between Echo's response bookkeeping and w, the
+// writer Echo's response writes to, and returns that bookkeeping, which says
+// what the handler sent through Echo, and a func that takes wrap(w) out.
+func wrapWriter(c echo.Context, wrap func(w http.ResponseWriter) http.ResponseWriter) (res *echo.Response, unwrap func()) {
+	res = c.Response()
+	w := res.Writer
+	res.Writer = wrap(w)
+	return res, func() { res.Writer = w }
+}
 
 // withInternal returns base with cause as its internal error.
 func withInternal(base *echo.HTTPError, cause error) *echo.HTTPError {

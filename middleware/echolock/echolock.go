@@ -433,13 +433,16 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}()
 			proceed(c)
 			c.SetRequest(req.WithContext(lctx))
-			// A handler may answer through c.Response().Writer itself
+			// A handler may answer through the writer under Echo's response itself
 			// (http.ServeContent, a wrapped http.Handler): note what it sent
 			// there, so that a lock lost after the answer does not add an
 			// error body to it, or release an Idempotency key whose answer
 			// the client already has.
-			tw := &commitTracker{ResponseWriter: writer(response(c))}
-			setWriter(response(c), tw)
+			tw := &commitTracker{}
+			res, unwrap := wrapWriter(c, func(w http.ResponseWriter) http.ResponseWriter {
+				tw.ResponseWriter = w
+				return tw
+			})
 			returned := false
 			defer func() {
 				if !returned {
@@ -450,8 +453,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}()
 			herr := next(c)
 			returned = true
-			setWriter(response(c), tw.ResponseWriter)
-			switch res := response(c); {
+			switch {
 			case tw.status != 0:
 				res.Committed, res.Status = true, tw.status
 			case res.Committed && res.Status < http.StatusOK && res.Status != http.StatusSwitchingProtocols:
@@ -459,11 +461,12 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// takes it for the answer: the answer has not begun.
 				res.Committed = false
 			}
+			unwrap()
 			c.SetRequest(req)
 			config.OnOutcome.Report(ctx, core.HeldOutcome(lctx))
 			// A hijacked connection (a WebSocket) carries the handler's
 			// answer: no 503 is written on a connection Echo no longer owns.
-			if core.LockLost(lctx) && !response(c).Committed && !tw.hijacked {
+			if core.LockLost(lctx) && !res.Committed && !tw.hijacked {
 				if herr == nil {
 					herr = context.Cause(lctx)
 				} else if _, ok := herr.(*echo.HTTPError); ok {

@@ -509,8 +509,11 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			outer := c.Get(claimedKey)
 			c.Set(claimedKey, running)
 			hctx, detach := claim.Context(ctx)
-			rec := &recorder{ResponseWriter: writer(response(c)), limit: config.MaxResponseBytes, stored: config.StoredHeaders, ctx: ctx, head: req.Method == http.MethodHead}
-			setWriter(response(c), rec)
+			rec := &recorder{limit: config.MaxResponseBytes, stored: config.StoredHeaders, ctx: ctx, head: req.Method == http.MethodHead}
+			resp, unwrap := wrapWriter(c, func(w http.ResponseWriter) http.ResponseWriter {
+				rec.ResponseWriter = w
+				return rec
+			})
 			c.SetRequest(req.WithContext(hctx))
 			// Every way out completes or releases the claim exactly once;
 			// settled says it was done (see the last deferred call below).
@@ -524,9 +527,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// complete stores the answer sent, or releases the key when the
 			// answer is not one to store.
 			complete := func(lost bool) {
-				rec.sync(response(c))
-				status := response(c).Status
-				if lost || !response(c).Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
+				rec.sync(resp)
+				status := resp.Status
+				if lost || !resp.Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
 					release()
 					return
 				}
@@ -569,7 +572,8 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			defer func() {
 				detach()
 				c.Set(claimedKey, outer)
-				setWriter(response(c), rec.ResponseWriter)
+				rec.sync(resp) // before unwrap, which passes on what it says
+				unwrap()
 				if !finished {
 					// A panic. Before an answer was sent, the key is
 					// released so a retry runs. After one was (Recover
@@ -622,7 +626,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// again, and this middleware the same fingerprint.
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
-			rec.sync(response(c))
+			rec.sync(resp)
 			if err == nil && rec.cutByClient() {
 				// Its client went away while it answered, and it stopped
 				// without an error, as an event loop does on ctx.Done:
@@ -634,7 +638,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// A claim lost after the handler wrote its answer is still tried
 			// by Complete: the script stores it only if the claim is still
 			// this request's (it was presumed lost early, not taken).
-			lost := claim.Lost() && !response(c).Committed
+			lost := claim.Lost() && !resp.Committed
 			switch {
 			case lost:
 				// A retry may be running the request already: answer so that
@@ -649,7 +653,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				c.Response().Header().Set("Retry-After", "1")
 				err = fail(c, ErrIdempotencyClaimLost, cause)
 				writeError(c, err)
-			case !response(c).Committed && lostFurtherOut(ctx):
+			case !resp.Committed && lostFurtherOut(ctx):
 				// A lock middleware further out (e.Use(Lock)) lost its
 				// lock, or an outer Idempotency its claim, and the handler
 				// wrote nothing: whatever it returned (nil, an error this
@@ -657,7 +661,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// answers 503, as with this one in front of it, and the key
 				// is released below. An answer stored here (an empty 200 for
 				// nil) would be replayed for work abandoned under the loss.
-			case err != nil && !response(c).Committed && ctx.Err() != nil &&
+			case err != nil && !resp.Committed && ctx.Err() != nil &&
 				(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
 				// The handler stopped on the request's own context, which
 				// ended (a server-side deadline, such as ContextTimeout's,
@@ -665,7 +669,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// left to the middleware further out that set the deadline
 				// (ContextTimeout answers 503), as for a request without a
 				// key, and the key is released below.
-			case err != nil && !response(c).Committed && !storedError(err, config.StoreStatus):
+			case err != nil && !resp.Committed && !storedError(err, config.StoreStatus):
 				// An error Echo answers with a status not stored (any error
 				// but an *echo.HTTPError is a 500 to Echo): it is left
 				// unanswered to the error handling further out (a middleware
@@ -674,14 +678,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// so a retry runs again and is answered alike, rather than
 				// replayed an answer that the mapping never saw.
 			case err != nil:
-				if response(c).Committed {
+				if resp.Committed {
 					// The handler failed after its answer began (a stream
 					// cut off): what was sent may be cut short, so a retry
 					// gets 409 rather than a replay of part of it.
 					rec.incomplete = true
 				}
 				writeError(c, err) // write the error response now, so it can be stored
-			case !response(c).Committed:
+			case !resp.Committed:
 				// The handler wrote nothing: net/http would answer 200 with an
 				// empty body once it returns. Answer that now, so that it is
 				// what is stored and what a retry gets, not a second run.
@@ -882,7 +886,8 @@ func bodyReadToEnd(b io.ReadCloser) bool {
 			inner = "readCloser"
 		case "net/http.maxBytesReader":
 			inner = "r"
-		case "github.com/labstack/echo/v4/middleware.limitedReader":
+		case "github.com/labstack/echo/v4/middleware.limitedReader",
+			"github.com/labstack/echo/v5/middleware.limitedReader":
 			inner = "reader"
 		default:
 			return false
@@ -1159,7 +1164,7 @@ func (r *recorder) cutByClient() bool {
 }
 
 // sync makes res say what was sent when the handler answered through the
-// underlying writer (http.ServeContent on c.Response().Writer, ...), past
+// underlying writer (http.ServeContent on the writer under Echo's response, ...), past
 // echo.Response's bookkeeping: the status stored, and checked by
 // StoreStatus, is the one the client got, and Echo's error handler does not
 // write a second answer. echo.Response also takes an informational status

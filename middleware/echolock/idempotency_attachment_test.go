@@ -22,12 +22,14 @@ func TestIdempotencyReplayAttachment(t *testing.T) {
 	t.Parallel()
 	env := mwtest.New(t)
 	store := env.Store(t)
-	file := filepath.Join(t.TempDir(), "r.txt")
-	if err := os.WriteFile(file, []byte("paid 100\n"), 0o600); err != nil {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("paid 100\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var runs atomic.Int64
 	e := echo.New()
+	e.Filesystem = os.DirFS(dir) // Echo v5 serves files from e.Filesystem only
+	file := "r.txt"
 	e.POST("/receipts", func(c echo.Context) error {
 		runs.Add(1)
 		return c.Attachment(file, "receipt-42.txt")
