@@ -24,14 +24,16 @@ all: generate lint test
 help:
 	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-## generate: regenerate generated/ from scripts/*.lua
+## generate: regenerate generated/ from scripts/*.lua, and middleware/echolock/v5 from middleware/echolock
 generate:
 	$(GO) generate ./...
 
-## check-generated: fail when generated/ is stale against scripts/, or scriptgen's
+## check-generated: fail when generated/ is stale against scripts/, the Echo v5 middleware
+##   (middleware/echolock/v5) against the Echo v4 one it is generated from, or scriptgen's
 ##   command table against the Redis command specifications in ../shared
 check-generated:
 	$(GO) run ./cmd/scriptgen -in scripts -out generated -pkg generated -check -strict
+	$(GO) run ./middleware/internal/echov5gen -in middleware/echolock -out middleware/echolock/v5 -check
 	@if [ -d ../shared/redis-commands/json ] || [ -n "$$CI" ]; then \
 	  $(GO) run ./gen/internal/cmdtable -in ../shared/redis-commands/json -out gen/commands_table.go -check; \
 	else \

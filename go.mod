@@ -8,6 +8,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/labstack/echo/v4 v4.16.5
+	github.com/labstack/echo/v5 v5.4.6
 	github.com/redis/rueidis v1.0.80
 	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/goleak v1.3.0
