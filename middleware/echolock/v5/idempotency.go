@@ -223,9 +223,11 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 //
 // The first request with a key runs and its response (status, StoredHeaders,
 // body) is stored; a duplicate while it runs answers 409; a duplicate after it
-// completed, with the same method, route (in an Echo with virtual hosts,
+// completed, with the same method, route (in an Echo v4 with virtual hosts,
 // e.Host, with the router that routed it: a virtual host's route with its
-// host, the default router's as the default router's), URI, body and body
+// host, the default router's as the default router's; Echo v5's virtual
+// hosts, Echo instances of their own behind echo.NewVirtualHostHandler,
+// share records of the same route unless Scope names the host), URI, body and body
 // media type
 // (Content-Type in canonical form) (and
 // IdempotencyConfig.FingerprintHeaders), gets the stored

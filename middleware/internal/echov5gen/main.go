@@ -66,6 +66,13 @@ func run(in, out string, check bool) error {
 		return err
 	}
 	var stale []string
+	for name := range want {
+		if _, ok := have[name]; !ok {
+			if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+				return fmt.Errorf("%s: written by hand, yet %s has a file of that name (name per-version files compat*)", filepath.Join(out, name), in)
+			}
+		}
+	}
 	for name, src := range want {
 		if old, ok := have[name]; !ok || !bytes.Equal(old, src) {
 			stale = append(stale, name)
