@@ -43,8 +43,8 @@
 // A duplicate while the first request runs answers 409; the same key with
 // another method, route (in Echo v4 the same path on another virtual host,
 // e.Host, or on a host the default router serves, is another route; Echo
-// v5's virtual hosts are Echo instances of their own, which only a Scope
-// naming the host tells apart), request URI
+// v5's virtual hosts are Echo instances of their own, told apart by naming
+// Host in IdempotencyConfig.FingerprintHeaders), request URI
 // (path and query as sent) or body
 // answers 422. Records are scoped to the
 // caller's credentials (CredentialScope: Authorization, cookies and TLS

@@ -227,7 +227,8 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // e.Host, with the router that routed it: a virtual host's route with its
 // host, the default router's as the default router's; Echo v5's virtual
 // hosts, Echo instances of their own behind echo.NewVirtualHostHandler,
-// share records of the same route unless Scope names the host), URI, body and body
+// share records of the same route unless FingerprintHeaders names Host or
+// each has a store of its own), URI, body and body
 // media type
 // (Content-Type in canonical form) (and
 // IdempotencyConfig.FingerprintHeaders), gets the stored
