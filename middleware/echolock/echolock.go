@@ -2,6 +2,11 @@
 // distributed lock named after a value taken from the request (an order id, an
 // account number, ...).
 //
+// It comes for Echo v4 (github.com/scriptlock/scriptlock/middleware/echolock)
+// and for Echo v5 (github.com/scriptlock/scriptlock/middleware/echolock/v5),
+// with the same API, configuration and answers; on v5 a handler and the
+// config's functions take *echo.Context.
+//
 //	e.POST("/orders/:id/pay", pay, echolock.Lock(client)) // client: *scriptlock.Client
 //
 //	e.POST("/recharge", recharge, echolock.LockWithConfig(echolock.LockConfig{

@@ -14,15 +14,14 @@ import (
 	"github.com/labstack/echo/v5"
 )
 
-// wrapWriter puts wrap(w) between a response bookkeeping of its own and w,
-// the writer c's handler writes to, and returns that bookkeeping, which says
-// what the handler sent through Echo, and a func that takes both out. In
-// Echo v4 the writer goes under the context's one echo.Response; in v5 the
-// middleware further out wrap c.Response() (Gzip, BodyDump) and the
-// echo.Response is under them, so the bookkeeping put on top of the wrapper
-// here, which starts from what the echo.Response found under it says,
-// takes the place of v4's: the handler's answer is seen before the writers
-// further out change or buffer it.
+// wrapWriter puts wrap(w) under a response bookkeeping of its own on top of
+// w, c's writer, and returns that bookkeeping, which tells what the handler
+// sent through Echo, and a func that takes both out again. Echo v4 has one
+// echo.Response on top, with the writers of middleware further out (Gzip)
+// under it; in v5 those wrap c.Response() and the echo.Response is at the
+// bottom, so the one made here, starting from what that one says, stands
+// where v4's does: it sees the handler's answer before writers further out
+// change or buffer it.
 func wrapWriter(c *echo.Context, wrap func(w http.ResponseWriter) http.ResponseWriter) (res *echo.Response, unwrap func()) {
 	w := c.Response()
 	res = echo.NewResponse(wrap(w), c.Logger())
