@@ -14,15 +14,22 @@ import (
 	"github.com/labstack/echo/v5"
 )
 
-// wrapWriter puts wrap(w) under a response bookkeeping of its own on top of
-// w, c's writer, and returns that bookkeeping, which tells what the handler
-// sent through Echo, and a func that takes both out again. Echo v4 has one
-// echo.Response on top, with the writers of middleware further out (Gzip)
-// under it; in v5 those wrap c.Response() and the echo.Response is at the
-// bottom, so the one made here, starting from what that one says, stands
-// where v4's does: it sees the handler's answer before writers further out
-// change or buffer it.
+// wrapWriter puts wrap(w) between the response bookkeeping c's handler
+// writes to and w, the writer under it, and returns that bookkeeping, which
+// tells what the handler sent through Echo, and a func that takes wrap(w)
+// out again. Echo v4 has one echo.Response on top, with the writers of
+// middleware further out (Gzip) under it. In v5 those wrap c.Response() and
+// the echo.Response is under them: when c.Response() is an echo.Response,
+// wrap(w) goes under it as in v4; when it is another middleware's writer, an
+// echo.Response is put on top of wrap(w) for the time being, starting from
+// what the one under says, so that it stands where v4's does and sees the
+// handler's answer before writers further out change or buffer it.
 func wrapWriter(c *echo.Context, wrap func(w http.ResponseWriter) http.ResponseWriter) (res *echo.Response, unwrap func()) {
+	if res, ok := c.Response().(*echo.Response); ok {
+		w := res.ResponseWriter
+		res.ResponseWriter = wrap(w)
+		return res, func() { res.ResponseWriter = w }
+	}
 	w := c.Response()
 	res = echo.NewResponse(wrap(w), c.Logger())
 	res.Status = http.StatusOK // as Echo's own, before anything is sent
