@@ -246,7 +246,8 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
 // client can retry with it. A handler error is answered inside, by Echo's
-// HTTPErrorHandler, and stored only when it is an *echo.HTTPError with a
+// HTTPErrorHandler, and stored only when it is an *echo.HTTPError (on Echo
+// v5, any error with an echo.HTTPStatusCoder in its chain) with a
 // status StoreStatus stores (and returned on: Echo calls HTTPErrorHandler
 // again with it, so a custom one must return when the response is committed,
 // as Echo's DefaultHTTPErrorHandler does); any other is returned unanswered to the error
@@ -675,8 +676,8 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// (ContextTimeout answers 503), as for a request without a
 				// key, and the key is released below.
 			case err != nil && !resp.Committed && !storedError(err, config.StoreStatus):
-				// An error Echo answers with a status not stored (any error
-				// but an *echo.HTTPError is a 500 to Echo): it is left
+				// An error Echo answers with a status not stored (an error
+				// that chooses no status is a 500 to Echo): it is left
 				// unanswered to the error handling further out (a middleware
 				// mapping domain errors, then Echo's HTTPErrorHandler), so
 				// that its answer is the client's; the key is released below,
@@ -721,9 +722,10 @@ func lostFurtherOut(ctx context.Context) bool {
 }
 
 // storedError reports whether err, a handler's error, is answered inside the
-// middleware so that its answer can be stored: an *echo.HTTPError (the
-// status the handler chose, as Echo's DefaultHTTPErrorHandler reads it) with
-// a status storeStatus stores.
+// middleware so that its answer can be stored: an error that chooses its
+// status as Echo's DefaultHTTPErrorHandler reads it (errorStatus: an
+// *echo.HTTPError; on Echo v5 any error with an echo.HTTPStatusCoder in its
+// chain), with a status storeStatus stores.
 func storedError(err error, storeStatus func(int) bool) bool {
 	status, ok := errorStatus(err)
 	return ok && storeStatus(status)
