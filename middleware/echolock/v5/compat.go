@@ -80,5 +80,7 @@ func formValues(c *echo.Context) (url.Values, error) { return c.FormValues() }
 // routerRoute returns the route part of the fingerprint of c's request when
 // its Echo has virtual hosts, and false when it has none. An Echo v5 has no
 // virtual hosts of its own (e.Host is gone: each host is an Echo of its own,
-// behind echo.NewVirtualHostHandler), so its route path alone is the route.
+// behind echo.NewVirtualHostHandler), so its route path alone is the route,
+// as in a v4 Echo without virtual hosts, whose records a v5 one replays.
+// FingerprintHeaders naming Host tells the hosts' routes apart.
 func routerRoute(*echo.Context) (route []byte, alone, ok bool) { return nil, false, false }
