@@ -4,9 +4,9 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 
-	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/echolock/v5"
 )
 
 // RechargeJSON is the HTTP answer of POST /orders/:id/recharge.
@@ -35,7 +35,6 @@ type RechargeJSON struct {
 // failure, whose detail goes to Config.Logger, not to the client.
 func (s *Server) HTTPHandler() *echo.Echo {
 	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
 	var mws []echo.MiddlewareFunc
 	if s.cfg.Idempotency != nil {
 		mws = append(mws, echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{
@@ -45,7 +44,7 @@ func (s *Server) HTTPHandler() *echo.Echo {
 	}
 	if !s.cfg.Service.Unsafe {
 		mws = append(mws, echolock.LockWithConfig(echolock.LockConfig{
-			KeyFunc: func(c echo.Context) (string, error) {
+			KeyFunc: func(c *echo.Context) (string, error) {
 				_, key, err := parseOrderID(c.Param("id"))
 				return key, err
 			},
@@ -55,10 +54,10 @@ func (s *Server) HTTPHandler() *echo.Echo {
 			Logger:    s.cfg.Logger,
 			// The key is the order id: say what is wrong with it, as the
 			// handler and the gRPC front end do, not "lock key invalid".
-			ErrorHandler: func(c echo.Context, err error) error {
+			ErrorHandler: func(c *echo.Context, err error) error {
 				var he *echo.HTTPError
 				if errors.As(err, &he) && he.Message == echolock.ErrKeyInvalid.Message {
-					return echo.NewHTTPError(http.StatusBadRequest, msgBadOrderID).SetInternal(he.Internal)
+					return echo.NewHTTPError(http.StatusBadRequest, msgBadOrderID).Wrap(errors.Unwrap(he))
 				}
 				return err
 			},
@@ -71,10 +70,10 @@ func (s *Server) HTTPHandler() *echo.Echo {
 // msgBadOrderID answers an order id that is not a positive integer.
 const msgBadOrderID = "order id must be a positive integer"
 
-func (s *Server) rechargeHTTP(c echo.Context) error {
+func (s *Server) rechargeHTTP(c *echo.Context) error {
 	id, _, err := parseOrderID(c.Param("id"))
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, msgBadOrderID).SetInternal(err)
+		return echo.NewHTTPError(http.StatusBadRequest, msgBadOrderID).Wrap(err)
 	}
 	ctx := c.Request().Context()
 	res, err := s.cfg.Service.Recharge(ctx, id)
@@ -82,15 +81,15 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 	case errors.Is(err, ErrOrderNotFound):
 		return echo.NewHTTPError(http.StatusNotFound, "order not found")
 	case errors.Is(err, ErrNotPayable):
-		return echo.NewHTTPError(http.StatusConflict, "order is not payable (neither unpaid nor paid)").SetInternal(err)
+		return echo.NewHTTPError(http.StatusConflict, "order is not payable (neither unpaid nor paid)").Wrap(err)
 	case errors.Is(err, ErrBalanceOverflow):
-		return echo.NewHTTPError(http.StatusConflict, "credit would overflow the account balance; nothing was changed").SetInternal(err)
+		return echo.NewHTTPError(http.StatusConflict, "credit would overflow the account balance; nothing was changed").Wrap(err)
 	case errors.Is(err, ErrStaleFence):
-		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").SetInternal(err)
+		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").Wrap(err)
 	case errors.Is(err, ErrDatabaseUnavailable) && ctx.Err() == nil:
 		s.cfg.Logger.WarnContext(ctx, "recharge: database unavailable", "order", id, "err", err)
 		c.Response().Header().Set("Retry-After", "1")
-		return echo.NewHTTPError(http.StatusServiceUnavailable, "database unavailable, retry later").SetInternal(err)
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "database unavailable, retry later").Wrap(err)
 	case err != nil:
 		// As on gRPC: the detail goes to the log, not to the client. Without
 		// the log line nobody could tell why a payment failed.
@@ -100,7 +99,7 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 		if ctx.Err() != nil {
 			return err // lock lost: echolock answers 503; client gone: nobody reads the answer
 		}
-		return echo.NewHTTPError(http.StatusInternalServerError).SetInternal(err)
+		return echo.NewHTTPError(http.StatusInternalServerError, http.StatusText(http.StatusInternalServerError)).Wrap(err)
 	}
 	out := RechargeJSON{OrderID: id, Outcome: res.Outcome.String(), AccountID: res.Order.AccountID, Fence: res.Fence}
 	if res.Outcome == Credited {
