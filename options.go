@@ -386,6 +386,10 @@ func guardAcks(want, counted int) int {
 // than the slack that leaves (d minus one microsecond per token handed out).
 // For Mutex, FairMutex, RWMutex, LeanMutex (whose counter is used with
 // WithFencing or WithOwner) and RedLock.
+// A short d makes likelier what a long one makes rare: a counter that expires
+// between a shared owner's new grant and the arrival of a late release or
+// renewal of its earlier hold lets that call act on the new hold (see
+// docs/guarantees.md, "A late release does not release a newer hold").
 func WithFenceIdle(d time.Duration) SharedOption {
 	return sharedOption{"WithFenceIdle", kindsLock, func(c *config) {
 		if d < time.Second {
