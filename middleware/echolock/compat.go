@@ -6,6 +6,7 @@ package echolock
 // compat.go.
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -90,4 +91,13 @@ func routerHasPath(r *echo.Router, path string) bool {
 		}
 	}
 	return false
+}
+
+// chainStatus returns the Code of the first *echo.HTTPError in err's chain, 0 for none.
+func chainStatus(err error) int {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return he.Code
+	}
+	return 0
 }

@@ -64,8 +64,7 @@ func lookupKey(c echo.Context, extractors []extractor) (string, error) {
 // not 400.
 func bodyTooLarge(err error) bool {
 	var mbe *http.MaxBytesError
-	var he *echo.HTTPError
-	return errors.As(err, &mbe) || errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge ||
+	return errors.As(err, &mbe) || chainStatus(err) == http.StatusRequestEntityTooLarge ||
 		errors.Is(err, multipart.ErrMessageTooLarge) || formTooLarge(err)
 }
 

@@ -39,7 +39,10 @@ func wrapWriter(c *echo.Context, wrap func(w http.ResponseWriter) http.ResponseW
 	}
 	c.SetResponse(res)
 	return res, func() {
-		c.SetResponse(w)
+		// res stays c.Response(), over w: what it says was sent is what
+		// Echo's error handler and middleware further out read (Gzip may
+		// still buffer it below), as v4's one echo.Response does.
+		res.ResponseWriter = w
 		// An informational status alone (103 Early Hints) is no answer:
 		// res was told so (see the callers), and the echo.Response under
 		// w, which took it for one as res did, is told too, as v4's one
@@ -84,3 +87,8 @@ func formValues(c *echo.Context) (url.Values, error) { return c.FormValues() }
 // as in a v4 Echo without virtual hosts, whose records a v5 one replays.
 // FingerprintHeaders naming Host tells the hosts' routes apart.
 func routerRoute(*echo.Context) (route []byte, alone, ok bool) { return nil, false, false }
+
+// chainStatus returns the status of the first echo.HTTPStatusCoder in err's
+// chain (echo.ErrStatusRequestEntityTooLarge, which v5's BodyLimit reader
+// fails with, is not an *echo.HTTPError), 0 for none.
+func chainStatus(err error) int { return echo.StatusCode(err) }

@@ -1184,6 +1184,11 @@ func (r *recorder) sync(res *echo.Response) {
 		res.Committed, res.Status = true, r.status
 	case res.Committed && res.Status < http.StatusOK && res.Status != http.StatusSwitchingProtocols:
 		res.Committed = false
+	case res.Committed && !r.hinted && !r.overflow:
+		// Marked committed above the recorder with nothing sent through it
+		// (Echo v5's headResponseWriter holds a HEAD's status back until
+		// the handler returns, and a panic skips that): no answer began.
+		res.Committed = false
 	}
 }
 
@@ -1200,6 +1205,11 @@ func (r *recorder) snapshot() {
 		if n, err := strconv.ParseInt(textproto.TrimString(cl[0]), 10, 64); err == nil && n >= 0 {
 			r.declared = n
 		}
+	}
+	if r.head && r.declared >= 0 && !slices.ContainsFunc(r.stored, func(n string) bool { return strings.EqualFold(n, echo.HeaderContentLength) }) {
+		// A HEAD's answer has no body to replay: its Content-Length is
+		// the answer's (Echo v5's AutoHandleHEAD sets it below the recorder).
+		r.header = append(r.header, idempotency.HeaderField{Name: echo.HeaderContentLength, Value: strconv.FormatInt(r.declared, 10)})
 	}
 	for _, name := range r.stored {
 		for _, v := range h.Values(name) {
