@@ -1067,13 +1067,10 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		if mh != nil {
 			lctx = mh.ctxs[i]
 			if ctx.Value(nestedGiveBackKey{}) != nil {
-				lctx = giveBackCtx(l, lctx) // made by a give-back: so is the member's
+				// Made by a lost MultiLock's give-back: so is the member's,
+				// and the member is given back, for the Observer.
+				lctx = givenBack(giveBackCtx(l, lctx))
 			}
-		}
-		if ctx.Value(givenBackKey{}) != nil {
-			// This MultiLock is a member given back by a lost MultiLock: so
-			// are its members, for the Observer.
-			lctx = givenBack(lctx)
 		}
 		goPart(ctx, func() {
 			defer func() {

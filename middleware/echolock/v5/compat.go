@@ -70,7 +70,7 @@ func withInternal(base *echo.HTTPError, cause error) *echo.HTTPError {
 // with when err chooses one: the first echo.HTTPStatusCoder in its chain,
 // with a status. Any other error is a 500 to it, and ok is false.
 func errorStatus(err error) (status int, ok bool) {
-	status = echo.StatusCode(err)
+	status = chainStatus(err)
 	return status, status != 0
 }
 
