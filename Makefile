@@ -16,7 +16,19 @@ bench_server  = $(word 2,$(subst :, ,$(BENCH_CPUS)))
 bench_txt     = $(if $(BENCH_CPUS),bench-pinned.txt,bench.txt)
 bench_png     = $(if $(BENCH_CPUS),chart-pinned.png,chart.png)
 
-.PHONY: all help generate check-generated lint test prebuild test-go1.27 build-go1.27 bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
+# REDIS_VERSION: run the tests (make test, test-go1.27, chaos) against this Redis release, 7.2.5
+# or 7.4.2, built once from source into REDIS_CACHE (make redis-version); empty: the redis-server
+# in PATH, Debian's 7.0.15 that make deps installs. gen/ is left out of such runs: its tests hold
+# the script checker to Redis 7.0's behaviour, the oldest release supported.
+REDIS_VERSION ?=
+REDIS_CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/scriptlock/redis
+ifneq ($(REDIS_VERSION),)
+export PATH := $(REDIS_CACHE)/$(REDIS_VERSION)/bin:$(PATH)
+endif
+# not_gen leaves gen/ out of a package list when REDIS_VERSION is set.
+not_gen = $(if $(REDIS_VERSION),| grep -vx '$(shell $(GO) list -m)/gen')
+
+.PHONY: all help generate check-generated lint test prebuild test-go1.27 build-go1.27 bench bench-compare bench-chart deps redis-server redis-version demo demo-postgres chaos
 
 all: generate lint test
 
@@ -53,7 +65,7 @@ lint:
 # Each check is on the binary the tests run; the install command is printed
 # when it cannot run here.
 PG_BINDIR = $(firstword $(shell ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n -r))
-deps:
+deps: $(if $(REDIS_VERSION),redis-version)
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	command -v redis-sentinel >/dev/null 2>&1 || missing="$$missing redis-sentinel"; \
@@ -69,6 +81,12 @@ deps:
 
 # redis-server: kept for the targets and habits that name it.
 redis-server: deps
+
+## redis-version: build Redis REDIS_VERSION (7.2.5 or 7.4.2) from its source, fetched through the
+##   Go module proxy, into REDIS_CACHE (once; needs gcc, make and libssl-dev, installed when missing)
+redis-version:
+	@if [ -z "$(REDIS_VERSION)" ]; then echo "redis-version: set REDIS_VERSION (7.2.5 or 7.4.2)"; exit 2; fi
+	bash internal/redistest/build-redis.sh $(REDIS_VERSION) "$(REDIS_CACHE)/$(REDIS_VERSION)"
 
 # TEST_PARALLEL: how many tests marked parallel run at once. Most of them wait on timers and
 # Redis, not the CPU, so four times the CPUs and at least 16 (go test's default is GOMAXPROCS).
@@ -92,7 +110,8 @@ BUILD_FIRST = -count=1 -run '^$$' -exec true
 # late on 2 cores. Both runs are made, and either failing fails the target.
 ROOT_PKG = $(shell $(GO) list .)
 
-## test: all tests against real redis-server processes started by the tests
+## test: all tests against real redis-server processes started by the tests; with REDIS_VERSION=7.2.5
+##   or 7.4.2, against that Redis release, built from source (gen/, whose tests hold its checker to 7.0, left out)
 test: deps
 	$(GO) test -race $(BUILD_FIRST) . >/dev/null
 	@rc=0; \
@@ -100,7 +119,7 @@ test: deps
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) . || rc=1; \
 	$(GO) test -race $(BUILD_FIRST) ./... >/dev/null || rc=1; \
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) <every other package>"; \
-	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF '$(ROOT_PKG)') || rc=1; \
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF '$(ROOT_PKG)' $(not_gen)) || rc=1; \
 	exit $$rc
 	$(GO) test -count=1 -run '^(TestUncontendedAllocs|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestTrySetConnectionDrops)$$' .
 	cd otel && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
@@ -150,7 +169,7 @@ GO127_RACE ?=
 # GO127_PARALLEL: as TEST_PARALLEL.
 GO127_PARALLEL ?= $(TEST_PARALLEL)
 GO127_SKIP ?= ^(TestRandomFaults|TestLeaseProbe|TestUndoLateReleaseKeepsHold|TestUndoLateReleaseAfterUnlock|TestUndoLateReleaseSparesRegrant|TestUndoLateReleaseSparesRegrantAfterCounterExpiry|TestReleaseLateFirstAttempt|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestFenceCounterRestartedByRedisson|TestMutexRedisRestart|TestFailedUnlockDropsHold|TestGuard[A-Za-z]*|TestCloseDuringGuardedRenewalRound|TestKeySlotServer|TestWatchdogFrozen[A-Za-z]*|TestShardedProbeFrozenNodeSparesOtherNodes|TestMultiLockRollbackFrozenMemberSparesOthers|TestPlainPubSubFrozenNodeSparesOtherNodes|TestEvictionWarningFrozenNodeSparesOtherNodes|TestCloseEndsWaitOnFrozenServer|TestSettleCatchesLateAttempt|TestRecordedDeletionArrivingLateDeletesNothing|TestSemaphoreGuard[A-Za-z]*|TestSemaphoreFailoverGuard|TestPermitSemaphoreFailoverGuard|TestPermitSemaphoreGuard[A-Za-z]*|TestSemaphoreDrain[A-Za-z]*|TestObserverSemaphoreFailoverGuard|TestSemaphoresGuardedNoAlloc|TestPermitExtendGuardedConnBroken|TestExtendGuardedConnBroken|TestExtendShorterLeaseAnnouncedCluster|TestSharedRewaitEndsWithItsWait|TestLeanUndoMarkWaitEndsWithContext|TestWatchdogHoldBusyWithReentries|TestWatchdogReadHoldBusyWithReentries|TestWatchdogSoonKeepsHandOverInterval|TestWatchdogHandOverBesideShorterLease|TestSettleCatchesLateWatchdogReentry|TestExtendRetriedOnRefusal|TestMisconfRetried[A-Za-z]*|TestRedLockTransientRefusalOnMajority|TestCloseUndoesUnknownAcquisition|TestPermitUndoCatchesLateAttempt|TestLateReleaseSparesNewHold|TestUndoCatchesLateAttempt|TestForceUnlockLostReplyEndsOwnHolds|TestTrySetConnectionDrops|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestSlotMovedWhileHeld|TestClusterFailoverWhileHeld|TestClusterFailoverWaitersEveryKind|TestClusterFailoverContended|TestClusterPrimaryKilledWhileHeld|TestManyNamesLeaveNoState|TestResubscribedManyTimesLeavesNothing|TestNoKeyLeftWithoutExpiry|TestNoKeyLeftWithoutExpiryOthers|TestList(PrimaryDown|PrimaryDiesAfterScan|PrimaryFailsMidScan|HungFirstPrimaryOneTimeout|PrimaryBusy|CursorAfterFailover|CursorOnUnreadPrimary|CursorAfterPartialStaysPartial|MaxScansSpentOnUnreadPrimary|UnreadNamesRoleError|CursorWithinDownPrimary)|Test[A-Za-z0-9]*Agrees?WithServer)$$
-GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos -e /internal/redistest -e /middleware/echolock/v5)
+GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos -e /internal/redistest -e /middleware/echolock/v5 $(not_gen))
 test-go1.27: deps build-go1.27
 	GOTOOLCHAIN=$(GO127) $(GO) version
 	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 -timeout $(TEST_TIMEOUT) -parallel $(GO127_PARALLEL) $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -427,4 +428,34 @@ func (c *Client) setGrantHook(f func())     { setHook(&c.grantHook, f) }
 func (c *Client) setLeaseMarkHook(f func()) { setHook(&c.leaseMarkHook, f) }
 func (c *Client) setAttemptHook(f func(ctx context.Context, after bool)) {
 	setHook(&c.testHookAttempt, f)
+}
+
+// scriptACLRefusal tells whether err is Redis's refusal of a command a
+// script called that the ACL user may not run. Redis 7.0 words it "The user
+// executing the script can't run this command or subcommand"; 7.2 and newer
+// name the user and the command: "ACL failure in script: User u has no
+// permissions to run the 'incr' command".
+func scriptACLRefusal(err error) bool {
+	var re *rueidis.RedisError
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Error()
+	return strings.Contains(msg, "can't run this command") || strings.Contains(msg, "ACL failure in script")
+}
+
+// serverAtLeast tells whether the node's redis_version is major.minor or
+// newer, for a test that reads something Redis changed.
+func serverAtLeast(t *testing.T, n *redistest.Node, major, minor int) bool {
+	t.Helper()
+	info, err := n.Do(t, "INFO", "server").ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(info, "redis_version:")
+	var ma, mi int
+	if _, err := fmt.Sscanf(strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0]), "%d.%d", &ma, &mi); err != nil {
+		t.Fatalf("INFO server: redis_version unread: %v", err)
+	}
+	return ma > major || ma == major && mi >= minor
 }

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,9 +16,11 @@ import (
 // the waiter it took out with the set's expiry. A set due within the
 // millisecond (PTTL 0) that the pop emptied was made again without any
 // expiry: a waiter set that never went away, where it was about to expire.
-// Each round sets the expiry 1 ms ahead, waits on the server for its next
-// millisecond (a script that reads TIME until it moves) and releases: the
-// release reads PTTL 0 in (nearly) every round.
+// Each round sets the expiry 1 ms ahead and sends the release timed to reach
+// the server in its next millisecond, by the server's TIME (a script cannot
+// wait for it: from Redis 7.2 on, TIME in a script reads the time the script
+// began); TIME read just before and after the release tells the rounds whose
+// release read PTTL 0, and enough of them must.
 func TestMutexReleaseLastPutBackDueSetExpires(t *testing.T) {
 	t.Parallel()
 	n := redistest.Server(t)
@@ -28,6 +31,8 @@ func TestMutexReleaseLastPutBackDueSetExpires(t *testing.T) {
 	const (
 		owner  = "99999999-0000-8000-8000-000000000000:1"
 		waiter = "bbbbbbbb-0000-8000-8000-000000000000:1"
+		want   = 20  // rounds whose release read PTTL 0
+		rounds = 600 // at most
 	)
 	if _, _, err := generated.MutexReleaseLast(ctx, rc, m.key, m.channel, m.waiters, m.wake, owner, "publish"); err != nil {
 		t.Fatal(err) // loads the script for the EVALSHA below
@@ -37,20 +42,40 @@ func TestMutexReleaseLastPutBackDueSetExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	release = release.Pin()
-	for i := range 50 {
+	timeCmd := rc.B().Time().Build().Pin()
+	covered := 0
+	for i := 0; covered < want; i++ {
+		if i == rounds {
+			t.Fatalf("only %d of %d releases reached the server in the millisecond the waiter set was due in; want %d", covered, rounds, want)
+		}
+		sent := time.Now()
 		replies := rc.DoMulti(ctx,
 			rc.B().Zadd().Key(m.waiters).ScoreMember().ScoreMember(1000, waiter).Build(),
+			timeCmd,
 			rc.B().Pexpire().Key(m.waiters).Milliseconds(1).Build(),
-			rc.B().Eval().Script(nextMillisecond).Numkeys(0).Build(),
-			release,
+			timeCmd,
 		)
-		for _, r := range replies[:3] {
+		for _, r := range replies {
 			if err := r.Error(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := replies[3].Error(); err != nil && !rueidis.IsRedisNil(err) {
-			t.Fatalf("release by an owner that does not hold: %v", err)
+		before, after := serverMicros(t, replies[1]), serverMicros(t, replies[3])
+		if before/1000 == after/1000 {
+			// The set is due in the millisecond after this one: send the
+			// release to arrive 300 us into it. TIME was read about half a
+			// round trip after the pipeline was sent, and the release
+			// reaches the server about half a round trip after it is.
+			due := (after/1000 + 1) * 1000
+			for until := sent.Add(time.Duration(due+300-after) * time.Microsecond); time.Now().Before(until); {
+			}
+			replies = rc.DoMulti(ctx, timeCmd, release, timeCmd)
+			if err := replies[1].Error(); err != nil && !rueidis.IsRedisNil(err) {
+				t.Fatalf("release by an owner that does not hold: %v", err)
+			}
+			if serverMicros(t, replies[0])/1000 == due/1000 && serverMicros(t, replies[2])/1000 == due/1000 {
+				covered++
+			}
 		}
 		if pttl, err := n.Do(t, "PTTL", m.waiters).AsInt64(); err != nil || pttl == -1 {
 			t.Fatalf("round %d: the waiter set has no expiry (PTTL %d, %v) after a release that changed nothing put its waiter back: it was due within 1 ms", i, pttl, err)
@@ -61,11 +86,17 @@ func TestMutexReleaseLastPutBackDueSetExpires(t *testing.T) {
 	}
 }
 
-// nextMillisecond returns once the server's clock has moved to its next
-// millisecond.
-const nextMillisecond = `local t = redis.call('time')
-local s, ms = t[1], math.floor(t[2] / 1000)
-repeat
-  t = redis.call('time')
-until t[1] ~= s or math.floor(t[2] / 1000) ~= ms
-return 1`
+// serverMicros reads a TIME reply as microseconds.
+func serverMicros(t *testing.T, r rueidis.RedisResult) int64 {
+	t.Helper()
+	v, err := r.AsStrSlice()
+	if err != nil || len(v) != 2 {
+		t.Fatalf("TIME: %v %v", v, err)
+	}
+	s, err1 := strconv.ParseInt(v[0], 10, 64)
+	us, err2 := strconv.ParseInt(v[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("TIME: %v", v)
+	}
+	return s*1e6 + us
+}

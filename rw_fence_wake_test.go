@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -31,10 +30,7 @@ func TestRWMutexIncrRefusedWriterWakesReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := node.Client(t, func(o *rueidis.ClientOption) { o.Username = "noincr" })
-	testRefusedWriterWakesReaders(t, node, rc, func(err error) bool {
-		var re *rueidis.RedisError
-		return errors.As(err, &re) && strings.Contains(re.Error(), "can't run this command")
-	}, false)
+	testRefusedWriterWakesReaders(t, node, rc, scriptACLRefusal, false)
 }
 
 // testRefusedWriterWakesReaders: a writer on wrc waits behind a reader,
