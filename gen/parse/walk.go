@@ -7994,17 +7994,7 @@ func messageStart(e ast.Expr, str func(ast.Expr) (string, bool)) (lit, joined st
 		}
 		return f, "", true
 	}
-	var ops []ast.Expr
-	var flat func(e ast.Expr)
-	flat = func(e ast.Expr) {
-		if c, ok := e.(*ast.StringConcatOpExpr); ok {
-			flat(c.Lhs)
-			flat(c.Rhs)
-			return
-		}
-		ops = append(ops, e)
-	}
-	flat(e)
+	ops := concatOps(e, nil)
 	i := 0
 	for ; i < len(ops); i++ {
 		s, ok := str(ops[i])
@@ -8023,6 +8013,15 @@ func messageStart(e ast.Expr, str func(ast.Expr) (string, bool)) (lit, joined st
 		return lit, "number", true
 	}
 	return lit, "value", true
+}
+
+// concatOps appends to ops the operands e concatenates, in order (e
+// itself when it is no concatenation).
+func concatOps(e ast.Expr, ops []ast.Expr) []ast.Expr {
+	if c, ok := e.(*ast.StringConcatOpExpr); ok {
+		return concatOps(c.Rhs, concatOps(c.Lhs, ops))
+	}
+	return append(ops, e)
 }
 
 // listed is how many values unpack gives of the table constructor t: its
@@ -8051,26 +8050,37 @@ func listed(t *ast.TableExpr) int {
 // '%'), and whether a directive follows. ok is false for any other
 // expression.
 func formatStart(e ast.Expr, str func(ast.Expr) (string, bool)) (text string, rest, ok bool) {
-	c, isCall := e.(*ast.FuncCallExpr)
-	if !isCall {
+	format, ok := formatOf(e)
+	if !ok {
 		return "", false, false
-	}
-	var format ast.Expr
-	if c.Receiver != nil {
-		if c.Method != "format" {
-			return "", false, false
-		}
-		format = c.Receiver
-	} else {
-		if lib, fn, ok := libCall(c); !ok || lib != "string" || fn != "format" || len(c.Args) == 0 {
-			return "", false, false
-		}
-		format = c.Args[0]
 	}
 	fv, isStr := str(format)
 	if !isStr {
 		return "", false, false
 	}
+	text, rest = formatText(fv)
+	return text, rest, true
+}
+
+// formatOf is the format of a call of string.format (or of a value's
+// :format): ok is false for any other expression.
+func formatOf(e ast.Expr) (format ast.Expr, ok bool) {
+	c, isCall := e.(*ast.FuncCallExpr)
+	if !isCall {
+		return nil, false
+	}
+	if c.Receiver != nil {
+		return c.Receiver, c.Method == "format"
+	}
+	if lib, fn, ok := libCall(c); !ok || lib != "string" || fn != "format" || len(c.Args) == 0 {
+		return nil, false
+	}
+	return c.Args[0], true
+}
+
+// formatText is the text of the format fv before its first directive (%%
+// is a '%'), and whether a directive follows.
+func formatText(fv string) (text string, rest bool) {
 	var b strings.Builder
 	for i := 0; i < len(fv); i++ {
 		if fv[i] != '%' {
@@ -8082,9 +8092,9 @@ func formatStart(e ast.Expr, str func(ast.Expr) (string, bool)) (text string, re
 			i++
 			continue
 		}
-		return b.String(), true, true
+		return b.String(), true
 	}
-	return b.String(), false, true
+	return b.String(), false
 }
 
 // leadingLiteral returns the string literal an expression is, or starts with
