@@ -329,13 +329,19 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			continue
 		}
 		_, declared := r.errorPos[code]
+		// (A message passed to a local function that raises it: the call
+		// is where it is written.)
+		passed := ""
+		if e.Fn != "" {
+			passed = ", in the message passed to " + e.Fn + ","
+		}
 		if e.Via != "error()" && (declared || errorCodeRE.MatchString(code)) {
 			// Redis takes the word before the first space as the code:
 			// {err = ...} keeps a leading '-' in it (redis.error_reply
 			// drops it), and a value joined to the code runs into it.
 			if e.Via == "{err = ...}" && text != e.Text {
 				produced[code] = true
-				at(e.Pos, "{err = %q} keeps its '-' (only redis.error_reply drops it): the caller gets the code -%s, which matches no sentinel; write {err = %q}", e.Text, code, text)
+				at(e.Pos, "{err = %q}%s keeps its '-' (only redis.error_reply drops it): the caller gets the code -%s, which matches no sentinel; write {err = %q}", e.Text, passed, code, text)
 				continue
 			}
 			if !spaced && e.Joined != "" {
@@ -344,6 +350,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 				if e.Via == "{err = ...}" {
 					site = fmt.Sprintf("{err = %q .. ...}", e.Text)
 				}
+				site += passed
 				const why = "Redis takes the word before the first space as the code, so the caller gets another code, which matches no sentinel; end the code with a space ('%s ' .. ...)"
 				if e.Joined == "number" {
 					at(e.Pos, "the code %s of %s runs into the value concatenated after it: "+why, code, site, code)
@@ -355,17 +362,17 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 		if e.Via == "error()" {
 			if declared {
-				at(e.Pos, "error(%q) reaches the caller as \"ERR user_script:...: %s\" and matches no sentinel: use return redis.error_reply(%q)", e.Text, e.Text, e.Text)
+				at(e.Pos, "error(%q)%s reaches the caller as \"ERR user_script:...: %s\" and matches no sentinel: use return redis.error_reply(%q)", e.Text, passed, e.Text, e.Text)
 			}
 			continue
 		}
 		produced[code] = true
 		if !declared {
 			if !errorCodeRE.MatchString(code) {
-				at(e.Pos, "error reply %q starts with no error code: start it with an UPPER_SNAKE_CASE code declared with @error (redis.error_reply('CODE message'))", e.Text)
+				at(e.Pos, "error reply %q%s starts with no error code: start it with an UPPER_SNAKE_CASE code declared with @error (redis.error_reply('CODE message'))", e.Text, passed)
 				continue
 			}
-			at(e.Pos, "error code %s is not declared with @error (-- @error %s <message>; callers get Err%s)", code, code, camel(code))
+			at(e.Pos, "error code %s%s is not declared with @error (-- @error %s <message>; callers get Err%s)", code, passed, code, camel(code))
 		}
 	}
 	if !dynamicErrors {

@@ -323,6 +323,10 @@ type ErrorSite struct {
 	// message is Text alone, or has no literal start), "number" for a
 	// number literal, "value" for any other value.
 	Joined string
+	// Fn is, for a reply written in a local function whose message is a
+	// parameter's, the function: Pos is then a call of it, and Text what
+	// that call passes, read into the message.
+	Fn string
 }
 
 // ReturnKind is what a return statement gives, when the walker can tell.
@@ -881,6 +885,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		w.settleParamOps()
 		w.settleElemOps()
 		w.settleUpvalElems()
+		w.settleParamErrs()
 		nextParams, nextAll, nextRets := w.resolvedParams(), w.allValues(), w.results
 		if nextRets == nil {
 			nextRets = map[*ast.FunctionExpr]Value{}

@@ -108,9 +108,9 @@ func TestParseBodyFacts(t *testing.T) {
 		t.Errorf("first argument sources (-want +got):\n%s", diff)
 	}
 	wantSites := []ErrorSite{
-		{Pos{8, 18}, "NOPE no", "redis.error_reply", ""},
-		{Pos{9, 19}, "BAD x", "{err = ...}", ""},
-		{Pos{10, 11}, "OOPS x", "error()", ""},
+		{Pos{8, 18}, "NOPE no", "redis.error_reply", "", ""},
+		{Pos{9, 19}, "BAD x", "{err = ...}", "", ""},
+		{Pos{10, 11}, "OOPS x", "error()", "", ""},
 	}
 	if diff := cmp.Diff(wantSites, f.ErrorSites); diff != "" {
 		t.Errorf("error sites (-want +got):\n%s", diff)

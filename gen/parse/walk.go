@@ -246,6 +246,55 @@ type walker struct {
 	// callIn is, for each call in File.Calls written in a function, the
 	// innermost one (see settleDeferred): two functions may share a line.
 	callIn map[int]*ast.FunctionExpr
+	// paramErrs are the error replies whose message reads a parameter of
+	// the local function they are written in, and msgCalls the calls of
+	// each local function counted in passes, with what they pass read as
+	// messages: each such call raises the message it passes (see
+	// settleParamErrs).
+	paramErrs []paramErr
+	msgCalls  map[*ast.FunctionExpr][]msgCall
+}
+
+// msgOp is an operand of an error message written in a local function: a
+// string literal (lit), a parameter (p, whose message is its value, or
+// the format of a string.format, format set), or any other value (other:
+// "number" for a number literal, "value" otherwise).
+type msgOp struct {
+	lit    string
+	p      *local
+	format bool
+	other  string
+}
+
+// paramErr is an error reply (Via as in ErrorSite) written in a local
+// function whose message is ops, a parameter among them; site is the index
+// in File.ErrorSites of what was recorded of it there (-1 for nothing), and
+// conds the tests of the function's parameters that hold there.
+type paramErr struct {
+	fn    *ast.FunctionExpr
+	ops   []msgOp
+	via   string
+	site  int
+	conds []paramCond
+}
+
+// msgCall is a call of the local function name at at: what it passes
+// each parameter, as a test of it can tell (args) and as a message (msgs).
+type msgCall struct {
+	at   Pos
+	name string
+	args []argPass
+	msgs []msgArg
+}
+
+// msgArg is what a call passes a parameter, read as an error message (lit,
+// joined and ok as messageStart gives them) and as a string literal (str,
+// isStr: a format).
+type msgArg struct {
+	lit, joined string
+	ok          bool
+	str         string
+	isStr       bool
 }
 
 // elemAlt is an altCall of the and/or expression at Elems[elem].
@@ -3586,6 +3635,18 @@ func (w *walker) expr(e ast.Expr) {
 						w.passes = map[*ast.FunctionExpr][][]argPass{}
 					}
 					w.passes[fn] = append(w.passes[fn], args)
+					// (Read where the call is written: a constant local
+					// passed is one in scope here.)
+					mc := msgCall{at: pos, name: id.Value, args: args, msgs: make([]msgArg, len(e.Args))}
+					for i, a := range e.Args {
+						m := &mc.msgs[i]
+						m.lit, m.joined, m.ok = messageStart(a, w.stringLiteral)
+						m.str, m.isStr = w.stringLiteral(a)
+					}
+					if w.msgCalls == nil {
+						w.msgCalls = map[*ast.FunctionExpr][]msgCall{}
+					}
+					w.msgCalls[fn] = append(w.msgCalls[fn], mc)
 				}
 				for i := range n {
 					if len(w.fns) > 0 && w.dead[w.fns[len(w.fns)-1]] {
@@ -5178,9 +5239,12 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		// error({err = 'CODE ...'}) fails the script with that error
 		// reply, as returning the table does: the table is recorded as
 		// such when it is walked.
+		site := -1
 		if lit, joined, ok := messageStart(e.Args[0], w.stringLiteral); ok {
+			site = len(w.f.ErrorSites)
 			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "error()", Joined: joined})
 		}
+		w.paramErr(e.Args[0], "error()", site)
 		return
 	}
 	name, ok := redisFunc(e)
@@ -5242,6 +5306,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// code cannot be checked.
 			lit, joined, _ := messageStart(e.Args[0], w.stringLiteral)
 			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: obj.Value + ".error_reply", Joined: joined})
+			w.paramErr(e.Args[0], obj.Value+".error_reply", len(w.f.ErrorSites)-1)
 		}
 		return
 	case "call", "pcall":
@@ -6872,6 +6937,7 @@ func (w *walker) errTable(t *ast.TableExpr) {
 		lit, joined, _ := messageStart(f.Value, w.stringLiteral)
 		pos, _ := w.tokenPos(f.Value.Line(), "err", true)
 		w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "{err = ...}", Joined: joined})
+		w.paramErr(f.Value, "{err = ...}", len(w.f.ErrorSites)-1)
 	}
 }
 
@@ -8013,6 +8079,144 @@ func messageStart(e ast.Expr, str func(ast.Expr) (string, bool)) (lit, joined st
 		return lit, "number", true
 	}
 	return lit, "value", true
+}
+
+// paramErr records an error reply (via) of the function being walked whose
+// message msg reads one of its parameters before any value the walker cannot
+// read: site is the index in File.ErrorSites of what was recorded of it
+// (see paramErr).
+func (w *walker) paramErr(msg ast.Expr, via string, site int) {
+	if w.dry || len(w.fns) == 0 {
+		return // (a loop's dry walk is walked again)
+	}
+	fn := w.fns[len(w.fns)-1]
+	param := func(e ast.Expr) *local {
+		id, ok := e.(*ast.IdentExpr)
+		if !ok {
+			return nil
+		}
+		if p, _ := w.lookup(id.Value); p != nil && p.paramOf == fn && p.aliasOf == nil && p.fn == w.depth {
+			return p
+		}
+		return nil
+	}
+	var ops []msgOp
+	if format, ok := formatOf(msg); ok {
+		p := param(format)
+		if p == nil {
+			return
+		}
+		ops = []msgOp{{p: p, format: true}}
+	} else {
+		reads := false
+		for _, e := range concatOps(msg, nil) {
+			if s, ok := w.stringLiteral(e); ok {
+				ops = append(ops, msgOp{lit: s})
+				continue
+			}
+			if p := param(e); p != nil {
+				ops = append(ops, msgOp{p: p})
+				reads = true
+				continue
+			}
+			other := "value"
+			if _, ok := e.(*ast.NumberExpr); ok {
+				other = "number"
+			}
+			ops = append(ops, msgOp{other: other})
+			break
+		}
+		if !reads {
+			return
+		}
+	}
+	w.paramErrs = append(w.paramErrs, paramErr{fn: fn, ops: ops, via: via, site: site, conds: w.condsOf(fn)})
+}
+
+// settleParamErrs records, for each of paramErrs, the error reply each call
+// of its function raises, at the call, with the message it passes there
+// (local function fail(msg) return redis.error_reply(msg) end; fail('GONE
+// ' .. k)); a call that fails the tests of the parameters holding there
+// does not reach it. Once every call's message is read, what was recorded
+// in the function is dropped. A function the script assigns again or uses
+// as a value, or that assigns the parameter, may raise anything: its calls
+// are not read.
+func (w *walker) settleParamErrs() {
+	drop := map[int]bool{}
+	for _, pe := range w.paramErrs {
+		calls := w.msgCalls[pe.fn]
+		if len(calls) == 0 || w.escaped[pe.fn] || slices.ContainsFunc(pe.ops, func(op msgOp) bool { return op.p != nil && op.p.assigned }) {
+			continue
+		}
+		// (Calls left out of msgCalls: made in a function never run, or
+		// of a function whose name the script assigns.)
+		all := len(calls) == len(w.fnCalls[pe.fn])
+		for _, c := range calls {
+			if !meets(c.args, pe.conds) {
+				continue
+			}
+			lit, joined, ok := passedMessage(pe.ops, c.msgs)
+			if !ok {
+				all = false
+				continue
+			}
+			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: c.at, Text: lit, Via: pe.via, Joined: joined, Fn: c.name})
+		}
+		if all && pe.site >= 0 {
+			drop[pe.site] = true
+		}
+	}
+	if len(drop) > 0 {
+		kept := w.f.ErrorSites[:0:0]
+		for i, e := range w.f.ErrorSites {
+			if !drop[i] {
+				kept = append(kept, e)
+			}
+		}
+		w.f.ErrorSites = kept
+	}
+}
+
+// passedMessage reads the message ops with each parameter holding what
+// msgs says a call passes it, as messageStart reads one written in place.
+func passedMessage(ops []msgOp, msgs []msgArg) (lit, joined string, ok bool) {
+	for i, op := range ops {
+		switch {
+		case op.p == nil && op.other == "":
+			lit += op.lit
+			continue
+		case op.p == nil:
+			return lit, op.other, i > 0
+		}
+		var m msgArg // (nothing passed: nil, no message)
+		if op.p.param <= len(msgs) {
+			m = msgs[op.p.param-1]
+		}
+		if op.format {
+			if !m.isStr {
+				return "", "", false
+			}
+			text, rest := formatText(m.str)
+			if text == "" {
+				return "", "", false
+			}
+			if rest {
+				return text, "value", true
+			}
+			return text, "", true
+		}
+		if !m.ok {
+			if i == 0 {
+				return "", "", false
+			}
+			return lit, "value", true
+		}
+		lit += m.lit
+		if m.joined != "" {
+			return lit, m.joined, true
+		}
+	}
+	return lit, "", true
 }
 
 // concatOps appends to ops the operands e concatenates, in order (e
