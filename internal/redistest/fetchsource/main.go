@@ -7,7 +7,7 @@
 // of the module github.com/redis/redis. It does not serve every one's go.mod,
 // which the go command reads first, so the module's zip is fetched directly
 // and checked against the SHA-256 pinned here. A module zip keeps no file
-// modes: the build's shell scripts are made executable.
+// modes: the files that start with #! are made executable.
 package main
 
 import (
@@ -65,7 +65,7 @@ func run(version, out string) error {
 	}
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != r.sha256 {
-		return fmt.Errorf("Redis %s's source has SHA-256 %s, want %s", version, got, r.sha256)
+		return fmt.Errorf("the source of Redis %s has SHA-256 %s, want %s", version, got, r.sha256)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -111,22 +111,20 @@ func unpack(f *zip.File, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
-	if strings.HasSuffix(path, ".sh") {
-		mode = 0o755
-	}
 	rc, err := f.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	w, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	data, err := io.ReadAll(rc)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(w, rc); err != nil {
-		w.Close()
-		return err
+	// The build runs scripts (mkreleasehdr.sh; jemalloc's configure and
+	// its helpers): every file that starts with #! is made executable.
+	mode := os.FileMode(0o644)
+	if bytes.HasPrefix(data, []byte("#!")) {
+		mode = 0o755
 	}
-	return w.Close()
+	return os.WriteFile(path, data, mode)
 }
