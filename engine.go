@@ -2152,12 +2152,14 @@ func (c *Client) lossPassed(h *hold, onlyOurs bool) {
 	c.mu.Lock()
 	renewing := h.renewing || h.stray
 	stray := h.stray
+	reads := c.readsBesideLocked(h)
 	c.mu.Unlock()
 	h.mu.Lock()
 	// Only the confirmed grant set the lock's expiry: no renewal, Extend,
 	// re-entry or release that leaves holds was ever sent for it (nor, by
-	// stray, for an earlier hold of the owner).
-	granted := h.leaseSeq == 0 && h.leaseCalls == 0
+	// stray, for an earlier hold of the owner, nor, by reads, for a read
+	// hold of the owner beside a write hold).
+	granted := h.leaseSeq == 0 && h.leaseCalls == 0 && !reads
 	h.mu.Unlock()
 	// Logged and reported once what the lock may still hold is being given
 	// back (below): a log sink that stalls must not keep it held by nobody.
@@ -2191,10 +2193,29 @@ func (c *Client) lossPassed(h *hold, onlyOurs bool) {
 	// renewed that was granted afresh (see grant), set the watchdog's.
 	// Until that lease is over, the lock is worth giving back.
 	until := h.lease
-	if stray {
+	if stray || reads {
 		until = max(until, h.prim.spec().cfg.watchdogLease)
 	}
 	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(until), token)
+}
+
+// readsBesideLocked reports, for an RWMutex write hold h, whether its owner
+// reads the same lock on this Client (a read hold registered, or a read
+// acquisition in flight); c.mu held. A read grant in write mode raises the
+// lock's expiry to the read lease (RwReadAcquire), and the read's renewals
+// keep it there: left to the server, the lock stayed in write mode past the
+// write hold's lease, shutting other readers and writers out while the read
+// holds lived and for the rest of that expiry after their release. Given
+// back as its lease ends, the write hold leaves the lock to the read holds.
+func (c *Client) readsBesideLocked(h *hold) bool {
+	if h.side != sideWrite {
+		return false
+	}
+	id := holdID(h.key, strings.TrimSuffix(h.field, ":write"))
+	if r := c.holds[id]; r != nil && r.side == sideRead {
+		return true
+	}
+	return c.inFlightLocked(id) > 0
 }
 
 // leavingLine is what a panic logged in a wait's background leave of its
