@@ -253,13 +253,13 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 		if guard.on() {
 			var reply rueidis.RedisResult
 			reply, acked, err = c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-				return generated.RwWriteAcquireCommand(c.rc, rw.key, rw.writers, rw.fence, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
+				return generated.RwWriteAcquireCommand(c.rc, rw.key, rw.writers, rw.fence, rw.prefix, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
 			})
 			if err == nil {
 				res, err = generated.DecodeRwWriteAcquire(reply)
 			}
 		} else {
-			res, err = generated.RwWriteAcquire(ctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
+			res, err = generated.RwWriteAcquire(ctx, c.rc, rw.key, rw.writers, rw.fence, rw.prefix, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
 		}
 		status, value = res.Status, res.Value
 	} else {

@@ -23,6 +23,7 @@ const rwWriteAcquireSource = `#!lua
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    fence          redisson_lock_token:{name}
+-- @key    prefix         {name}, the prefix of every owner's lease keys
 -- @arg    lease          duration
 -- @arg    owner          string     the owner's reader field
 -- @arg    writeOwner     string     <owner>:write
@@ -93,7 +94,15 @@ if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
   return {2, holds}
 end
 if mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  return redis.error_reply('UPGRADE owner holds a read lock')
+  -- Only while one of the owner's read lease keys is left: a field whose
+  -- leases all ran out while other readers kept the lock (Redisson's layout
+  -- keeps it until the lock ends, see RwReadRelease) is no read hold, and
+  -- the writer waits for the others as any writer does.
+  for i = 1, tonumber(redis.call('hget', KEYS[1], ARGV[2])) or 0 do
+    if redis.call('exists', KEYS[4] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. i) == 1 then
+      return redis.error_reply('UPGRADE owner holds a read lock')
+    end
+  end
 end
 if ARGV[5] == '1' then
   local t = redis.call('time')
@@ -108,7 +117,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "43c627d2f65531684db1ee69b47bdf9d4f3ad5f3"
+const rwWriteAcquireSHA1 = "a5bde1627a7504278d05bb8207cbf9262d469266"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -128,7 +137,7 @@ type RwWriteAcquireResult struct {
 // Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
 //
 // Redis script flags: none (#!lua).
-func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
+func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, prefix string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
 	if err := checkDurations("RwWriteAcquire", "lease", lease); err != nil {
 		return RwWriteAcquireResult{}, err
 	}
@@ -138,7 +147,12 @@ func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers 
 	if err := checkDurations("RwWriteAcquire", "fenceIdle", fenceIdle); err != nil {
 		return RwWriteAcquireResult{}, err
 	}
-	keys := []string{lock, writers, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwWriteAcquire", "prefix", prefix); err != nil {
+			return RwWriteAcquireResult{}, err
+		}
+	}
+	keys := []string{lock, writers, fence, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {
 			return RwWriteAcquireResult{}, err
@@ -153,6 +167,7 @@ type RwWriteAcquireArgs struct {
 	Lock          string
 	Writers       string // redisson_rwlock_writers:{name}
 	Fence         string // redisson_lock_token:{name}
+	Prefix        string // {name}, the prefix of every owner's lease keys
 	Lease         time.Duration
 	Owner         string // the owner's reader field
 	WriteOwner    string // <owner>:write
@@ -189,6 +204,12 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 		if err := checkDurations("RwWriteAcquire", "fenceIdle", calls[i].FenceIdle); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("RwWriteAcquire", "prefix", calls[i].Prefix); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := rwWriteAcquireEncode(&calls[i])
 		if cluster {
@@ -232,7 +253,7 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
+func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, prefix string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("RwWriteAcquire", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
 	}
@@ -242,7 +263,12 @@ func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence 
 	if err := checkDurations("RwWriteAcquire", "fenceIdle", fenceIdle); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{lock, writers, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwWriteAcquire", "prefix", prefix); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	keys := []string{lock, writers, fence, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -259,7 +285,7 @@ func DecodeRwWriteAcquire(resp rueidis.RedisResult) (RwWriteAcquireResult, error
 
 // rwWriteAcquireEncode returns the KEYS and ARGV of one RwWriteAcquire call.
 func rwWriteAcquireEncode(a *RwWriteAcquireArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Writers, a.Fence}
+	keys := []string{a.Lock, a.Writers, a.Fence, a.Prefix}
 	args := []string{msArg(a.Lease), a.Owner, a.WriteOwner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), msArg(a.FenceIdle)}
 	return keys, args
 }

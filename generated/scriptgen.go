@@ -517,7 +517,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "writeOwner", "waiterTimeout", "enqueue", "fenceIdle"},
 	File:      "scripts/rw_write_acquire.lua",
-	Keys:      []string{"lock", "writers", "fence"},
+	Keys:      []string{"lock", "writers", "fence", "prefix"},
 	Name:      "RwWriteAcquire",
 	ReadOnly:  false,
 	Retryable: false,

@@ -10,6 +10,7 @@
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    fence          redisson_lock_token:{name}
+-- @key    prefix         {name}, the prefix of every owner's lease keys
 -- @arg    lease          duration
 -- @arg    owner          string     the owner's reader field
 -- @arg    writeOwner     string     <owner>:write
@@ -80,7 +81,15 @@ if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
   return {2, holds}
 end
 if mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  return redis.error_reply('UPGRADE owner holds a read lock')
+  -- Only while one of the owner's read lease keys is left: a field whose
+  -- leases all ran out while other readers kept the lock (Redisson's layout
+  -- keeps it until the lock ends, see RwReadRelease) is no read hold, and
+  -- the writer waits for the others as any writer does.
+  for i = 1, tonumber(redis.call('hget', KEYS[1], ARGV[2])) or 0 do
+    if redis.call('exists', KEYS[4] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. i) == 1 then
+      return redis.error_reply('UPGRADE owner holds a read lock')
+    end
+  end
 end
 if ARGV[5] == '1' then
   local t = redis.call('time')
