@@ -523,9 +523,12 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 // the lease they heard of ends, hear of the sooner one or take the free
 // permit. A call whose reply is lost with its connection is made again
 // within ctx and lease, at most three times in all, whatever rueidis's
-// retries and under the failover guard too (extending twice gives the same
-// lease, from a moment later), and so is one Redis refused having run
-// nothing (LOADING, BUSY, MISCONF, ...), within ctx and lease.
+// retries and under the failover guard too, and so is one Redis refused
+// having run nothing (LOADING, BUSY, MISCONF, ...), within ctx and lease.
+// The attempts share one record (redisson_sc_latch:{name}:<client-id>:<n>,
+// for a minute): the first to reach the server sets the lease and the
+// others change nothing, so an attempt held up on its way that reaches the
+// server after the holder's next Extend leaves that one's lease alone.
 // Under the failover guard (WithFailoverGuard), a new lease no replica
 // acknowledged in time fails with ErrNotReplicated: the primary has it, but
 // a failover may bring back the earlier one, so count on whichever ends
@@ -547,6 +550,10 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	// again within ctx, as a Release is, for at most lease: past that, the
 	// lease asked for would have ended had the first attempt set it.
 	var res generated.PermitExtendResult
+	// One record for the call and its repeats: whichever attempt reaches
+	// the server first extends the permit, and the others, one held up on
+	// its way included, find the record and change nothing.
+	record := s.c.recordKey("redisson_sc_latch", s.key)
 	rt, until := newRetrier(), time.Now().Add(lease)
 	guard.until = until
 	repeats := 0
@@ -554,15 +561,16 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 		res, err = publishingAgain(s.c, func(publish string, rewake bool) (generated.PermitExtendResult, error) {
 			var res generated.PermitExtendResult
 			var err error
-			res, acked, err = s.extendOnce(ctx, wire, lease, publish, rewake, guard)
+			res, acked, err = s.extendOnce(ctx, record, wire, lease, publish, rewake, guard)
 			return res, err
 		})
 		// One whose connection broke under it (another call's deadline
 		// breaking it included: foreignDeadline) is made again within ctx
 		// and lease, at most guardedRepeats times in all, as a lock's
 		// Extend (a guarded one is by repeatGuarded): the script is not
-		// retryable, so that rueidis sends none again past lease. Extending
-		// twice sets the same lease, from a moment later.
+		// retryable, so that rueidis sends none again past lease. The
+		// repeat names the same record: it changes nothing once an attempt
+		// extended the permit.
 		if err != nil && !guard.on() && (brokenConn(err) || foreignDeadline(ctx, err)) &&
 			ctx.Err() == nil && time.Now().Before(until) && repeats < guardedRepeats-1 {
 			repeats++
@@ -593,14 +601,14 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 // whether guard.acks replicas acknowledged it (always true unguarded). A
 // guarded call whose connection broke under it is made again within ctx and
 // guard.until (repeatGuarded), as Extend makes the unguarded one.
-func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease time.Duration, publish string, rewake bool, guard guardWait) (generated.PermitExtendResult, bool, error) {
+func (s *PermitSemaphore) extendOnce(ctx context.Context, record string, wire []byte, lease time.Duration, publish string, rewake bool, guard guardWait) (generated.PermitExtendResult, bool, error) {
 	if !guard.on() {
-		res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish, rewake)
+		res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish, rewake, s.c.recordTTL)
 		return res, true, err
 	}
 	var res generated.PermitExtendResult
 	acked, err := s.c.repeatGuarded(ctx, guard, func() (rueidis.Completed, error) {
-		return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish, rewake)
+		return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish, rewake, s.c.recordTTL)
 	}, func(reply rueidis.RedisResult) (err error) {
 		res, err = generated.DecodePermitExtend(reply)
 		return err

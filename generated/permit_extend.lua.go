@@ -17,10 +17,18 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- returned to the pool instead. A new lease ending before every other one
 -- (and before the permit's old one), or while another's ended unreclaimed,
 -- publishes 1, which Redisson's updateLeaseTime does not: waiters of every
--- client, Redisson's too, call again and hear of it. Made again after its
--- reply was lost, it extends the permit again, from a moment later, or
--- finds it gone as the first attempt did. Not retryable: the Client makes it
--- again itself, within the lease asked for, whatever rueidis's retries.
+-- client, Redisson's too, call again and hear of it. An attempt that
+-- extends the permit records the lease end it set under the call's record
+-- key for recordTTL: made again after its reply was lost, or reaching the
+-- server after such a repeat (held up on its way), it answers that and
+-- changes nothing. Extending again from a moment later would do no harm,
+-- but an attempt held up past the holder's next Extend set its own lease
+-- over that one's, a shorter one too, and the permit returned to the pool
+-- while its holder counted on the longer lease. A repeat renews the record:
+-- a write, after the first attempt's in the replication stream, so the
+-- failover guard's WAIT sent with it covers that attempt. Not retryable: the
+-- Client makes it again itself, within the lease asked for, whatever
+-- rueidis's retries.
 -- A counter without expiry makes the held permits' set lose its own, as
 -- an acquisition does.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
@@ -30,10 +38,12 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed this permit and failed at its publish
+-- @arg    recordTTL duration
 -- @return {status int64, expires int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -119,6 +129,11 @@ local count = redis.call('get', KEYS[1])
 if count and not permits(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+local seen = redis.call('get', KEYS[4])
+if seen then
+  redis.call('pexpire', KEYS[4], ARGV[5])
+  return {1, tonumber(seen)}
+end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   -- The attempt repeated here may have reclaimed the permit, its lease
@@ -174,6 +189,7 @@ if not first or until_ < first or first <= now then
   redis.call(ARGV[3], KEYS[3], '1')
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
+redis.call('set', KEYS[4], until_, 'px', ARGV[5])
 if redis.call('pttl', KEYS[1]) == -1 then
   -- The counter lives on without expiry (Redisson's addPermits, a SET,
   -- dropped its TTL and left the one an acquisition copied to the set):
@@ -184,7 +200,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "c6d9cece727e0a86e24f7d986f6ace0ac9b383e2"
+const permitExtendSHA1 = "851659d071af66dbc410cc36b66f3f87994c0b3e"
 
 var permitExtendScript = rueidis.NewLuaScript(permitExtendSource)
 
@@ -199,10 +215,18 @@ type PermitExtendResult struct {
 // returned to the pool instead. A new lease ending before every other one
 // (and before the permit's old one), or while another's ended unreclaimed,
 // publishes 1, which Redisson's updateLeaseTime does not: waiters of every
-// client, Redisson's too, call again and hear of it. Made again after its
-// reply was lost, it extends the permit again, from a moment later, or
-// finds it gone as the first attempt did. Not retryable: the Client makes it
-// again itself, within the lease asked for, whatever rueidis's retries.
+// client, Redisson's too, call again and hear of it. An attempt that
+// extends the permit records the lease end it set under the call's record
+// key for recordTTL: made again after its reply was lost, or reaching the
+// server after such a repeat (held up on its way), it answers that and
+// changes nothing. Extending again from a moment later would do no harm,
+// but an attempt held up past the holder's next Extend set its own lease
+// over that one's, a shorter one too, and the permit returned to the pool
+// while its holder counted on the longer lease. A repeat renews the record:
+// a write, after the first attempt's in the replication stream, so the
+// failover guard's WAIT sent with it covers that attempt. Not retryable: the
+// Client makes it again itself, within the lease asked for, whatever
+// rueidis's retries.
 // A counter without expiry makes the held permits' set lose its own, as
 // an acquisition does.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
@@ -221,7 +245,7 @@ type PermitExtendResult struct {
 // at once, and the command may be written after that).
 //
 // Redis script flags: allow-oom.
-func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string, rewake bool) (PermitExtendResult, error) {
+func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string, rewake bool, recordTTL time.Duration) (PermitExtendResult, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return PermitExtendResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -233,13 +257,16 @@ func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeo
 	if err := checkDurations("PermitExtend", "lease", lease); err != nil {
 		return PermitExtendResult{}, err
 	}
-	keys := []string{semaphore, timeouts, channel}
+	if err := checkDurations("PermitExtend", "recordTTL", recordTTL); err != nil {
+		return PermitExtendResult{}, err
+	}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitExtend", keys); err != nil {
 			return PermitExtendResult{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake)}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake), msArg(recordTTL)}
 	return permitExtendDecode(permitExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -252,10 +279,12 @@ type PermitExtendArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
+	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Lease     time.Duration
 	Publish   string // "publish", or "spublish" for sharded channels
 	Rewake    bool   // a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed this permit and failed at its publish
+	RecordTTL time.Duration
 }
 
 // PermitExtendReply is the reply to one call in PermitExtendMulti.
@@ -285,6 +314,10 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 			continue
 		}
 		if err := checkDurations("PermitExtend", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("PermitExtend", "recordTTL", calls[i].RecordTTL); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -334,7 +367,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 // and the command may be written after that).
 //
 // Redis script flags: allow-oom.
-func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string, rewake bool) (rueidis.Completed, error) {
+func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string, rewake bool, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -346,13 +379,16 @@ func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, ch
 	if err := checkDurations("PermitExtend", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{semaphore, timeouts, channel}
+	if err := checkDurations("PermitExtend", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitExtend", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake)}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake), msArg(recordTTL)}
 	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -363,8 +399,8 @@ func DecodePermitExtend(resp rueidis.RedisResult) (PermitExtendResult, error) {
 
 // permitExtendEncode returns the KEYS and ARGV of one PermitExtend call.
 func permitExtendEncode(a *PermitExtendArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish, boolArg(a.Rewake)}
+	keys := []string{a.Semaphore, a.Timeouts, a.Channel, a.Record}
+	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish, boolArg(a.Rewake), msArg(a.RecordTTL)}
 	return keys, args
 }
 

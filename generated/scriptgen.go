@@ -371,9 +371,9 @@ var Scripts = []Script{{
 	SHA1:      permitDeleteSHA1,
 	Source:    permitDeleteSource,
 }, {
-	Args:      []string{"id", "lease", "publish", "rewake"},
+	Args:      []string{"id", "lease", "publish", "rewake", "recordTTL"},
 	File:      "scripts/permit_extend.lua",
-	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Keys:      []string{"semaphore", "timeouts", "channel", "record"},
 	Name:      "PermitExtend",
 	ReadOnly:  false,
 	Retryable: false,

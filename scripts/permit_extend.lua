@@ -4,10 +4,18 @@
 -- returned to the pool instead. A new lease ending before every other one
 -- (and before the permit's old one), or while another's ended unreclaimed,
 -- publishes 1, which Redisson's updateLeaseTime does not: waiters of every
--- client, Redisson's too, call again and hear of it. Made again after its
--- reply was lost, it extends the permit again, from a moment later, or
--- finds it gone as the first attempt did. Not retryable: the Client makes it
--- again itself, within the lease asked for, whatever rueidis's retries.
+-- client, Redisson's too, call again and hear of it. An attempt that
+-- extends the permit records the lease end it set under the call's record
+-- key for recordTTL: made again after its reply was lost, or reaching the
+-- server after such a repeat (held up on its way), it answers that and
+-- changes nothing. Extending again from a moment later would do no harm,
+-- but an attempt held up past the holder's next Extend set its own lease
+-- over that one's, a shorter one too, and the permit returned to the pool
+-- while its holder counted on the longer lease. A repeat renews the record:
+-- a write, after the first attempt's in the replication stream, so the
+-- failover guard's WAIT sent with it covers that attempt. Not retryable: the
+-- Client makes it again itself, within the lease asked for, whatever
+-- rueidis's retries.
 -- A counter without expiry makes the held permits' set lose its own, as
 -- an acquisition does.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
@@ -17,10 +25,12 @@
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed this permit and failed at its publish
+-- @arg    recordTTL duration
 -- @return {status int64, expires int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
@@ -106,6 +116,11 @@ local count = redis.call('get', KEYS[1])
 if count and not permits(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+local seen = redis.call('get', KEYS[4])
+if seen then
+  redis.call('pexpire', KEYS[4], ARGV[5])
+  return {1, tonumber(seen)}
+end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   -- The attempt repeated here may have reclaimed the permit, its lease
@@ -161,6 +176,7 @@ if not first or until_ < first or first <= now then
   redis.call(ARGV[3], KEYS[3], '1')
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
+redis.call('set', KEYS[4], until_, 'px', ARGV[5])
 if redis.call('pttl', KEYS[1]) == -1 then
   -- The counter lives on without expiry (Redisson's addPermits, a SET,
   -- dropped its TTL and left the one an acquisition copied to the set):
