@@ -3,9 +3,6 @@ package scriptlock
 import (
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestPermitExtendLateAttemptKeepsLaterLease: an Extend whose connection
@@ -17,16 +14,7 @@ import (
 // nothing.
 func TestPermitExtendLateAttemptKeepsLaterLease(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, px.Client(t), prefix)
-	other := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 30*time.Second)
-	s, rival := mustPermits(t, c, "late-extend"), mustPermits(t, other, "late-extend")
-	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
-		t.Fatalf("TrySetPermits = %v, %v", ok, err)
-	}
+	px, s, rival, ctx := proxiedPermit(t, "late-extend")
 	id, err := s.Acquire(ctx, time.Minute)
 	if err != nil {
 		t.Fatal(err)

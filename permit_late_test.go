@@ -16,16 +16,7 @@ import (
 // its lease ran out.
 func TestPermitUndoCatchesLateAttempt(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, px.Client(t), prefix)
-	other := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 30*time.Second)
-	s, watch := mustPermits(t, c, "late"), mustPermits(t, other, "late")
-	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
-		t.Fatalf("TrySetPermits = %v, %v", ok, err)
-	}
+	px, s, watch, ctx := proxiedPermit(t, "late")
 	if id, err := s.Acquire(ctx, time.Minute); err != nil || s.Release(ctx, id) != nil {
 		t.Fatalf("warm-up: %v", err) // connection open, scripts loaded
 	}
@@ -46,4 +37,21 @@ func TestPermitUndoCatchesLateAttempt(t *testing.T) {
 	if st.Available != 1 || st.Held != 0 {
 		t.Fatalf("after the late attempt reached the server: %d available, %d held; want 1 available, 0 held (the permit is kept for its one-minute lease)", st.Available, st.Held)
 	}
+}
+
+// proxiedPermit is a PermitSemaphore name holding one permit, seen through
+// s, whose Client reaches the server through px, and through other, whose
+// Client reaches it directly; ctx ends in 30 s.
+func proxiedPermit(t *testing.T, name string) (px *netproxy.Proxy, s, other *PermitSemaphore, ctx context.Context) {
+	t.Helper()
+	node := redistest.Server(t)
+	px = netproxy.New(t, node.Addr)
+	prefix := sharedPrefix(t)
+	s = mustPermits(t, newTestClient(t, px.Client(t), prefix), name)
+	other = mustPermits(t, newTestClient(t, node.Client(t), prefix), name)
+	ctx = testCtx(t, 30*time.Second)
+	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	return px, s, other, ctx
 }
