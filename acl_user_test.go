@@ -1,0 +1,262 @@
+package scriptlock
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// aclLineFromDocs returns the words of the ACL SETUSER line for user in
+// docs/operations.md, the password set to pw, so the page's line is the one
+// tested.
+func aclLineFromDocs(t *testing.T, user, pw string) []string {
+	t.Helper()
+	f, err := os.Open("docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if words := strings.Fields(sc.Text()); len(words) > 3 && words[0] == "ACL" && words[2] == user {
+			for i, w := range words {
+				if w == ">PASSWORD" {
+					words[i] = ">" + pw
+				}
+			}
+			return words
+		}
+	}
+	t.Fatalf("docs/operations.md has no ACL SETUSER %s line", user)
+	return nil
+}
+
+// TestACLUserForClients: the user docs/operations.md gives the Clients of
+// one key prefix runs every primitive, waits and wakes included, on a
+// primary with a replica (the failover guard counts it with INFO and waits
+// with WAIT), with no refusal logged;
+// a handle outside the prefix is refused by Redis with NOPERM, and nothing
+// is written.
+func TestACLUserForClients(t *testing.T) {
+	t.Parallel()
+	primary, _ := redistest.Replicated(t)
+	line := aclLineFromDocs(t, "orders", "pw")
+	if err := primary.Do(t, line...).Error(); err != nil {
+		t.Fatalf("%s: %v", strings.Join(line, " "), err)
+	}
+	asUser := func(o *rueidis.ClientOption) { o.Username, o.Password = "orders", "pw" }
+	logs := &logSink{}
+	open := func() *Client {
+		c, err := New(primary.Client(t, asUser), WithKeyPrefix("orders:"), WithLogger(slog.New(logs)))
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a, b := open(), open()
+	ctx := testCtx(t, 60*time.Second)
+
+	// waitBehind takes a lock with take on a, starts waiter on b behind it,
+	// checks the waiter is still waiting after a moment, then releases with
+	// give: the waiter must get the lock through the release message.
+	waitBehind := func(what string, take func() (func() error, error), waiter func(context.Context) (func() error, error)) {
+		t.Helper()
+		release, err := take()
+		if err != nil {
+			t.Fatalf("%s: first: %v", what, err)
+		}
+		got := make(chan error, 1)
+		var giveBack func() error
+		var mu sync.Mutex
+		go func() {
+			r, err := waiter(ctx)
+			mu.Lock()
+			giveBack = r
+			mu.Unlock()
+			got <- err
+		}()
+		select {
+		case err := <-got:
+			t.Fatalf("%s: the waiter did not wait: %v", what, err)
+		case <-time.After(300 * time.Millisecond):
+		}
+		if err := release(); err != nil {
+			t.Fatalf("%s: release: %v", what, err)
+		}
+		// Woken by the release message, well before the fallback poll (a
+		// third of the 5 s waiter timeout) would have found the lock free.
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatalf("%s: waiter: %v", what, err)
+			}
+		case <-time.After(1200 * time.Millisecond):
+			t.Fatalf("%s: the waiter was not woken by the release", what)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err := giveBack(); err != nil {
+			t.Fatalf("%s: waiter's release: %v", what, err)
+		}
+	}
+
+	ma, mb := mustHandle[*Mutex](t)(a.Mutex("order:1")), mustHandle[*Mutex](t)(b.Mutex("order:1"))
+	waitBehind("Mutex", func() (func() error, error) {
+		lctx, err := ma.LockWithLease(ctx, 20*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := Fence(lctx); !ok {
+			t.Error("Mutex: no fencing token")
+		}
+		if _, err := ma.LockWithLease(lctx, 20*time.Second); err != nil { // a re-entry
+			return nil, err
+		}
+		if err := ma.Extend(ctx, lctx, 25*time.Second); err != nil {
+			return nil, err
+		}
+		return func() error {
+			if err := ma.Unlock(lctx); err != nil {
+				return err
+			}
+			return ma.Unlock(lctx)
+		}, nil
+	}, func(ctx context.Context) (func() error, error) {
+		lctx, err := mb.Lock(ctx)
+		return func() error { return mb.Unlock(lctx) }, err
+	})
+
+	fa, fb := mustHandle[*FairMutex](t)(a.FairMutex("order:{2}")), mustHandle[*FairMutex](t)(b.FairMutex("order:{2}"))
+	waitBehind("FairMutex", func() (func() error, error) {
+		lctx, err := fa.Lock(ctx)
+		return func() error { return fa.Unlock(lctx) }, err
+	}, func(ctx context.Context) (func() error, error) {
+		lctx, err := fb.Lock(ctx)
+		return func() error { return fb.Unlock(lctx) }, err
+	})
+
+	rwa, rwb := mustHandle[*RWMutex](t)(a.RWMutex("order:3")), mustHandle[*RWMutex](t)(b.RWMutex("order:3"))
+	waitBehind("RWMutex", func() (func() error, error) {
+		rctx, err := rwa.RLockWithLease(ctx, 20*time.Second)
+		return func() error { return rwa.RUnlock(rctx) }, err
+	}, func(ctx context.Context) (func() error, error) {
+		lctx, err := rwb.Lock(ctx)
+		return func() error { return rwb.Unlock(lctx) }, err
+	})
+
+	la, lb := mustHandle[*LeanMutex](t)(a.LeanMutex("order:4")), mustHandle[*LeanMutex](t)(b.LeanMutex("order:4"))
+	lctx, err := la.Lock(ctx)
+	if err != nil {
+		t.Fatalf("LeanMutex: %v", err)
+	}
+	if _, err := lb.TryLock(ctx, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("LeanMutex held: TryLock of another Client: %v, want ErrNotAcquired", err)
+	}
+	if err := la.Unlock(lctx); err != nil {
+		t.Fatalf("LeanMutex: Unlock: %v", err)
+	}
+
+	sa, sb := mustHandle[*Semaphore](t)(a.Semaphore("order:5")), mustHandle[*Semaphore](t)(b.Semaphore("order:5"))
+	if _, err := sa.TrySetPermits(ctx, 1); err != nil {
+		t.Fatalf("Semaphore: TrySetPermits: %v", err)
+	}
+	waitBehind("Semaphore", func() (func() error, error) {
+		err := sa.Acquire(ctx, 1)
+		return func() error { return sa.Release(ctx, 1) }, err
+	}, func(ctx context.Context) (func() error, error) {
+		err := sb.Acquire(ctx, 1)
+		return func() error { return sb.Release(ctx, 1) }, err
+	})
+	if _, err := sa.Delete(ctx); err != nil {
+		t.Fatalf("Semaphore: Delete: %v", err)
+	}
+
+	pa, pb := mustHandle[*PermitSemaphore](t)(a.PermitSemaphore("order:6")), mustHandle[*PermitSemaphore](t)(b.PermitSemaphore("order:6"))
+	if _, err := pa.TrySetPermits(ctx, 1); err != nil {
+		t.Fatalf("PermitSemaphore: TrySetPermits: %v", err)
+	}
+	waitBehind("PermitSemaphore", func() (func() error, error) {
+		id, err := pa.Acquire(ctx, 20*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		if err := pa.Extend(ctx, id, 10*time.Second); err != nil {
+			return nil, err
+		}
+		return func() error { return pa.Release(ctx, id) }, nil
+	}, func(ctx context.Context) (func() error, error) {
+		id, err := pb.Acquire(ctx, 20*time.Second)
+		return func() error { return pb.Release(ctx, id) }, err
+	})
+
+	ca, cb := mustHandle[*CountDownLatch](t)(a.CountDownLatch("order:7")), mustHandle[*CountDownLatch](t)(b.CountDownLatch("order:7"))
+	if _, err := ca.TrySetCount(ctx, 1); err != nil {
+		t.Fatalf("CountDownLatch: TrySetCount: %v", err)
+	}
+	waitBehind("CountDownLatch", func() (func() error, error) {
+		return func() error { return ca.CountDown(ctx) }, nil
+	}, func(ctx context.Context) (func() error, error) {
+		return func() error { return nil }, cb.Await(ctx)
+	})
+
+	ml, err := NewMultiLock([]Locker{mustHandle[*Mutex](t)(a.Mutex("order:8")), mustHandle[*Mutex](t)(a.Mutex("order:9"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatalf("MultiLock: %v", err)
+	}
+	if err := ml.Unlock(mctx); err != nil {
+		t.Fatalf("MultiLock: Unlock: %v", err)
+	}
+
+	// Outside the prefix: Redis refuses the first call, and nothing is
+	// written under the name.
+	other, err := New(primary.Client(t, asUser), WithKeyPrefix("wallets:"), WithLogger(slog.New(logs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	om := mustHandle[*Mutex](t)(other.Mutex("w:1"))
+	if _, err := om.TryLock(ctx, 0); err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Fatalf("Mutex outside the user's keys: %v, want Redis's NOPERM", err)
+	}
+	if n, err := primary.Do(t, "DBSIZE").AsInt64(); err != nil {
+		t.Fatal(err)
+	} else if keys, _ := primary.Do(t, "KEYS", "*wallets:*").AsStrSlice(); len(keys) != 0 {
+		t.Fatalf("keys under the refused prefix: %q (of %d)", keys, n)
+	}
+
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	for _, l := range logs.logs {
+		if strings.HasPrefix(l, "WARN") || strings.HasPrefix(l, "ERROR") {
+			t.Errorf("logged: %s", l)
+		}
+	}
+}
+
+// mustHandle returns a function that fails t on a handle constructor's
+// error and returns the handle.
+func mustHandle[H any](t *testing.T) func(H, error) H {
+	return func(h H, err error) H {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("handle: %v", err)
+		}
+		return h
+	}
+}
