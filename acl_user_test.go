@@ -43,29 +43,59 @@ func aclLineFromDocs(t *testing.T, user, pw string) []string {
 }
 
 // TestACLUserForClients: the user docs/operations.md gives the Clients of
-// one key prefix runs every primitive, waits and wakes included, on a
-// primary with a replica (the failover guard counts it with INFO and waits
-// with WAIT), with no refusal logged;
-// a handle outside the prefix is refused by Redis with NOPERM, and nothing
-// is written.
+// one key prefix runs every primitive, waits and wakes included, with no
+// refusal logged: on a primary with a replica (the failover guard counts it
+// with INFO and waits with WAIT), on a Cluster with replicas (sharded
+// pub/sub) and through Sentinel (rueidis confirms the primary with ROLE). A
+// handle outside the prefix is refused by Redis with NOPERM, and nothing is
+// written.
 func TestACLUserForClients(t *testing.T) {
 	t.Parallel()
-	primary, _ := redistest.Replicated(t)
 	line := aclLineFromDocs(t, "orders", "pw")
-	if err := primary.Do(t, line...).Error(); err != nil {
-		t.Fatalf("%s: %v", strings.Join(line, " "), err)
-	}
 	asUser := func(o *rueidis.ClientOption) { o.Username, o.Password = "orders", "pw" }
+	setUser := func(t *testing.T, nodes ...*redistest.Node) {
+		for _, n := range nodes {
+			if err := n.Do(t, line...).Error(); err != nil {
+				t.Fatalf("%s: %v", strings.Join(line, " "), err)
+			}
+		}
+	}
+	t.Run("replicated", func(t *testing.T) {
+		t.Parallel()
+		primary, replica := redistest.Replicated(t)
+		setUser(t, primary, replica)
+		runAsACLUser(t, func() rueidis.Client { return primary.Client(t, asUser) })
+		if keys, err := primary.Do(t, "KEYS", "*wallets:*").AsStrSlice(); err != nil || len(keys) != 0 {
+			t.Fatalf("keys under the refused prefix: %q, %v", keys, err)
+		}
+	})
+	t.Run("cluster", func(t *testing.T) {
+		t.Parallel()
+		c := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+		setUser(t, c.Nodes...)
+		runAsACLUser(t, func() rueidis.Client { return c.Client(t, asUser) })
+	})
+	t.Run("sentinel", func(t *testing.T) {
+		t.Parallel()
+		s := redistest.Sentinel(t)
+		setUser(t, s.Data...)
+		runAsACLUser(t, func() rueidis.Client { return s.Client(t, asUser) })
+	})
+}
+
+// runAsACLUser runs every primitive on Clients of the prefix "orders:" made
+// on dial's clients, and checks a Client of another prefix is refused.
+func runAsACLUser(t *testing.T, dial func() rueidis.Client) {
 	logs := &logSink{}
-	open := func() *Client {
-		c, err := New(primary.Client(t, asUser), WithKeyPrefix("orders:"), WithLogger(slog.New(logs)))
+	open := func(prefix string) *Client {
+		c, err := New(dial(), WithKeyPrefix(prefix), WithLogger(slog.New(logs)))
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
-	a, b := open(), open()
+	a, b := open("orders:"), open("orders:")
 	ctx := testCtx(t, 60*time.Second)
 
 	// waitBehind takes a lock with take on a, starts waiter on b behind it,
@@ -223,21 +253,11 @@ func TestACLUserForClients(t *testing.T) {
 		t.Fatalf("MultiLock: Unlock: %v", err)
 	}
 
-	// Outside the prefix: Redis refuses the first call, and nothing is
-	// written under the name.
-	other, err := New(primary.Client(t, asUser), WithKeyPrefix("wallets:"), WithLogger(slog.New(logs)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
-	om := mustHandle[*Mutex](t)(other.Mutex("w:1"))
+	// Outside the prefix: Redis refuses the first call (the caller checks
+	// that nothing was written).
+	om := mustHandle[*Mutex](t)(open("wallets:").Mutex("w:1"))
 	if _, err := om.TryLock(ctx, 0); err == nil || !strings.Contains(err.Error(), "NOPERM") {
 		t.Fatalf("Mutex outside the user's keys: %v, want Redis's NOPERM", err)
-	}
-	if n, err := primary.Do(t, "DBSIZE").AsInt64(); err != nil {
-		t.Fatal(err)
-	} else if keys, _ := primary.Do(t, "KEYS", "*wallets:*").AsStrSlice(); len(keys) != 0 {
-		t.Fatalf("keys under the refused prefix: %q (of %d)", keys, n)
 	}
 
 	logs.mu.Lock()
