@@ -100,6 +100,9 @@ type command struct {
 	check func(e *env) error
 	nargs int
 	run   func(ctx context.Context, e *env, args []string) error
+	// local, set instead of run, needs no Redis: nothing is dialled, and
+	// its arguments are no lock names.
+	local func(e *env, args []string) error
 }
 
 const usage = `usage: scriptlock [flags] COMMAND [flags] [ARGS]
@@ -109,6 +112,7 @@ Commands:
   list [--prefix P]    locks currently held (SCAN on every primary, cursor-based)
   force-unlock NAME    delete a lock whoever holds it and wake its waiters
   watch NAME           print every change of holders and waiters until interrupted
+  acl-user USER        print the ACL SETUSER command of a user for the Clients of --key-prefix
 
 Exit codes: 0 done, 1 Redis failure, 2 usage, 3 nothing found,
 4 force-unlock not confirmed, 5 not a lock, 6 list partial (a primary unread).
@@ -186,7 +190,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(errOut, "scriptlock: unknown command %q (inspect, list, force-unlock, watch)\n", cmdName)
+		fmt.Fprintf(errOut, "scriptlock: unknown command %q (inspect, list, force-unlock, watch, acl-user)\n", cmdName)
 		return exitUsage
 	}
 	positional = positional[1:]
@@ -205,6 +209,17 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		// an i/o timeout that blames the network.
 		fmt.Fprintf(errOut, "scriptlock: --timeout must be at least %s, got %s\n", minTimeout, e.timeout)
 		return exitUsage
+	}
+	if cmd.local != nil {
+		if err := cmd.local(e, positional); err != nil {
+			fmt.Fprintf(errOut, "scriptlock %s: %v\n", cmd.name, err)
+			var xe *exitError
+			if errors.As(err, &xe) {
+				return xe.code
+			}
+			return exitFailure
+		}
+		return exitOK
 	}
 	if e.nameB64 && len(positional) > 0 {
 		for i, a := range positional {
@@ -448,6 +463,7 @@ func commands() []command {
 			flags: unlockFlags, run: unlockCmd},
 		{name: "watch", args: "[--interval D] NAME", help: "follow a lock until interrupted", nargs: 1,
 			flags: watchFlags, check: watchCheck, run: watchCmd},
+		{name: "acl-user", args: "[--key-prefix P] USER", help: "print the ACL user for the Clients of a key prefix", nargs: 1, local: aclCmd},
 	}
 }
 

@@ -143,3 +143,56 @@ func WholeTag(key string) bool {
 	return len(key) > 2 && key[0] == '{' && key[len(key)-1] == '}' &&
 		!strings.ContainsAny(key[1:len(key)-1], "{}")
 }
+
+// latchChannelPrefix begins Redisson's latch channel, which has no ':'
+// before the name (latchChannel).
+const latchChannelPrefix = "redisson_countdownlatch__channel__"
+
+// channelPrefixes are the CompanionPrefixes (and the latch's) that name
+// channels, not keys.
+var channelPrefixes = map[string]bool{
+	"redisson_lock__channel:": true, "redisson_rwlock:": true, "redisson_sc:": true,
+	"scriptlock_lock_wake:": true, "scriptlock_fair_wake:": true, latchChannelPrefix: true,
+}
+
+// ACLRules returns the ACL key and channel rules (~pattern, &pattern) that
+// give a user the locks whose keys begin with prefix and nothing else: the
+// lock keys, read leases and permit leases (the key, or the key in braces),
+// and every companion key and channel, named after the whole key in braces
+// or, for a key with a hash tag, as it is. A channel is a key pattern too:
+// the scripts that publish are passed it among their keys, which routes them
+// to its slot on a Cluster, and Redis checks every key of a script against
+// the user's key patterns. The prefix is escaped for Redis's glob matching,
+// so that "*", "?", "[", "]" and "\" in it match only themselves. An empty
+// prefix gives every key and channel.
+func ACLRules(prefix string) []string {
+	if prefix == "" {
+		return []string{"~*", "&*"}
+	}
+	p := globEscape(prefix)
+	rules := []string{"~" + p + "*", "~{" + p + "*"}
+	var channels []string
+	for _, cp := range append(append([]string(nil), CompanionPrefixes...), latchChannelPrefix) {
+		forms := []string{cp + "{" + p + "*", cp + p + "*"}
+		for _, f := range forms {
+			rules = append(rules, "~"+f)
+			if channelPrefixes[cp] {
+				channels = append(channels, "&"+f)
+			}
+		}
+	}
+	return append(rules, channels...)
+}
+
+// globEscape escapes the characters Redis's glob matching reads (stringmatchlen).
+func globEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', ']', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

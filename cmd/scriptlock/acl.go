@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/scriptlock/scriptlock/internal/layout"
+)
+
+// aclCmd prints the ACL SETUSER command of a user for the Clients of one key
+// prefix (--key-prefix): the locks' keys and channels under it and nothing
+// else (layout.ACLRules), every command but @dangerous ones, and the two of
+// those the Clients need: INFO (the failover guard, RedLock) and ROLE (rueidis
+// confirms a primary a sentinel named with it). Nothing is sent to Redis.
+func aclCmd(e *env, args []string) error {
+	if err := checkPrefix(e.keyPrefix); err != nil {
+		return failf(exitUsage, "%v", err)
+	}
+	if strings.ContainsAny(e.keyPrefix, " \t\n\v\f\r\x00") {
+		// ACL SETUSER refuses such a pattern ("Syntax error"), and a
+		// wildcard in its place would give the user other prefixes too.
+		return failf(exitUsage, "--key-prefix %q: Redis refuses whitespace and NUL in ACL patterns, so no user can be kept to this prefix", e.keyPrefix)
+	}
+	user := args[0]
+	rules := append([]string{"on", ">PASSWORD", "resetkeys", "resetchannels"}, layout.ACLRules(e.keyPrefix)...)
+	rules = append(rules, "+@all", "-@dangerous", "+info", "+role")
+	if e.json {
+		return writeJSON(e.out, struct {
+			User  string   `json:"user"`
+			Rules []string `json:"rules"`
+		}{user, rules})
+	}
+	words := append([]string{"ACL", "SETUSER", user}, rules...)
+	for i, w := range words {
+		words[i] = cliQuote(w)
+	}
+	_, err := fmt.Fprintln(e.out, strings.Join(words, " "))
+	return err
+}
+
+// checkPrefix refuses a key prefix a Client refuses (WithKeyPrefix): a '{'
+// without a hash tag after it, or a '}' without a '{'.
+func checkPrefix(prefix string) error {
+	if i := strings.IndexByte(prefix, '{'); i >= 0 {
+		if j := strings.IndexByte(prefix[i+1:], '}'); j <= 0 {
+			return fmt.Errorf("--key-prefix %q: '{' without a non-empty hash tag {...}, which a Client refuses", prefix)
+		}
+	} else if strings.Contains(prefix, "}") {
+		return fmt.Errorf("--key-prefix %q: '}' without a hash tag {...}, which a Client refuses", prefix)
+	}
+	return nil
+}
+
+// cliQuote writes w so that redis-cli (and an ACL file, read the same way)
+// reads it back as one argument: as it is when it has no space, quote or
+// byte outside printable ASCII, else in double quotes with \\, \" and \xHH
+// escapes.
+func cliQuote(w string) string {
+	plain := w != ""
+	for i := 0; i < len(w) && plain; i++ {
+		c := w[i]
+		plain = c > ' ' && c < 0x7f && c != '"' && c != '\''
+	}
+	if plain {
+		return w
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < ' ' || c >= 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
