@@ -36,6 +36,7 @@ type Proxy struct {
 	heldOn        bool              // HoldOn's bytes came and hold their connection
 	conns         map[net.Conn]struct{}
 	clients       map[net.Conn]bool // the client's side of each connection
+	cut           map[net.Conn]bool // client sides CutHeld closed
 	wg            sync.WaitGroup
 }
 
@@ -192,6 +193,15 @@ func (p *Proxy) write(dst, src net.Conn, replies bool, q <-chan chunk, done chan
 		}
 		if _, err := dst.Write(c.b); err != nil {
 			failed = true
+			p.mu.Lock()
+			cut := p.cut[dst]
+			p.mu.Unlock()
+			if cut {
+				// A reply held back for a client CutHeld cut off: the
+				// requests held with it still go to the server, and their
+				// pipe closes the server's side once they are written.
+				continue
+			}
 			dst.Close()
 			src.Close()
 		}
@@ -279,6 +289,10 @@ func (p *Proxy) CutHeld() {
 	p.mu.Lock()
 	for c := range p.held {
 		if p.clients[c] {
+			if p.cut == nil {
+				p.cut = map[net.Conn]bool{}
+			}
+			p.cut[c] = true
 			c.Close()
 		}
 	}

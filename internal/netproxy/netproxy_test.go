@@ -90,3 +90,70 @@ func TestCloseWhileDialingTarget(t *testing.T) {
 		t.Fatal("Close did not return: a connection accepted as it began is still forwarded")
 	}
 }
+
+// A request CutHeld holds back reaches the server at Thaw also when a reply
+// to an earlier one is held back on the same connection: that reply, which
+// fails to reach the client cut off, closed the server's side as well, often
+// before the request was written.
+func TestCutHeldRequestBesidePendingReply(t *testing.T) {
+	target, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	got := make(chan string, 16)
+	go func() { // answers "first" late, and reports what it reads
+		for {
+			c, err := target.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64)
+				for {
+					n, err := c.Read(buf)
+					if n > 0 {
+						got <- string(buf[:n])
+						if string(buf[:n]) == "first" {
+							go func() { time.Sleep(200 * time.Millisecond); _, _ = c.Write([]byte("reply")) }()
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	p := New(t, target.Addr().String())
+	c, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p.HoldOn("held")
+	if _, err := c.Write([]byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-got; m != "first" {
+		t.Fatalf("the server read %q, want first", m)
+	}
+	if _, err := c.Write([]byte("held")); err != nil {
+		t.Fatal(err)
+	}
+	for !p.HeldOn() {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // the reply is held back too
+	p.CutHeld()
+	p.Thaw()
+	select {
+	case m := <-got:
+		if m != "held" {
+			t.Fatalf("the server read %q, want held", m)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the request held back never reached the server")
+	}
+}
