@@ -53,7 +53,7 @@ func TestWaitCancelChannelRefused(t *testing.T) {
 		{"RWMutex", func() {
 			do("ZADD", rw.writers, later, self+":write")
 		}, func() error {
-			_, err := generated.RwCancel(ctx, app.rc, rw.key, rw.writers, rw.channel, self+":write", "publish", false)
+			_, err := generated.RwCancel(ctx, app.rc, rw.key, rw.writers, rw.channel, self+":write", "publish", false, 0)
 			return err
 		}},
 		// The head leaves a free lock: the next live waiter is told.

@@ -98,8 +98,10 @@ type primitive interface {
 	releaseOnce(ctx context.Context, field string, r releaseCall) (st releaseStatus, left time.Duration, err error)
 	// holdsOf reads how many holds field has on the server.
 	holdsOf(ctx context.Context, field string) (int64, error)
-	// abandon gives up a place in line after a wait ended without the lock.
-	abandon(ctx context.Context, field string, wait time.Duration)
+	// abandon gives up a place in line after a wait ended without the lock;
+	// place is what the wait's attempts last reported of it (attempt.place),
+	// 0 when not known.
+	abandon(ctx context.Context, field string, wait time.Duration, place int64)
 }
 
 // waitAttempt is what an attempt knows of the wait it belongs to.
@@ -128,6 +130,9 @@ type attempt struct {
 	token     int64
 	remaining time.Duration // refused: the holder's remaining lease
 	sleep     time.Duration // refused: when to try again without a message
+	// place names the place a queued attempt registered, for its leave
+	// (RWMutex: its deadline); 0: none to name.
+	place int64
 }
 
 // releaseCall is one attempt of a release, as the engine asks for it.
@@ -878,7 +883,7 @@ func (c *Client) sharedAcquire(ctx context.Context, id holdKey) (func(), error) 
 // owner's field alone and would take out the place the new wait takes (in
 // the background after a deadline, it often reaches the server after the
 // new wait's first attempt).
-func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool) (leave bool, left func()) {
+func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool, place int64) (leave bool, at int64, left func()) {
 	c.mu.Lock()
 	if c.waiting == nil {
 		c.waiting = map[lineKey]sharedWaits{}
@@ -902,7 +907,7 @@ func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool) (
 	w.n++
 	c.waiting[id] = w
 	c.mu.Unlock()
-	return func(queued bool) (bool, func()) {
+	return func(queued bool, place int64) (bool, int64, func()) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		w := c.waiting[id]
@@ -910,9 +915,15 @@ func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool) (
 		// A place left to the others is the last one's to leave, even if
 		// that one never held it itself (it gave up before an answer).
 		w.queued = w.queued || queued
+		if queued {
+			// They share one place: its latest registration is named, or
+			// none when one of them may have registered unseen.
+			w.unnamed = w.unnamed || place == 0
+			w.place = max(w.place, place)
+		}
 		if w.n > 0 {
 			c.waiting[id] = w
-			return false, nil
+			return false, 0, nil
 		}
 		if !w.queued {
 			if w.leaving == nil {
@@ -920,17 +931,20 @@ func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool) (
 			} else {
 				c.waiting[id] = sharedWaits{leaving: w.leaving}
 			}
-			return false, nil
+			return false, 0, nil
 		}
 		if w.leaving != nil {
 			// A wait that gave up on ctx while an earlier leave was still
 			// under way: that leave takes the place out.
 			c.waiting[id] = sharedWaits{leaving: w.leaving}
-			return false, nil
+			return false, 0, nil
 		}
 		ch := make(chan struct{})
 		c.waiting[id] = sharedWaits{leaving: ch}
-		return true, func() { c.leftLine(id, ch) }
+		if w.unnamed {
+			w.place = 0
+		}
+		return true, w.place, func() { c.leftLine(id, ch) }
 	}
 }
 
@@ -984,6 +998,10 @@ func (c *Client) leavingLate(ctx context.Context, id lineKey) (left func(), wait
 type sharedWaits struct {
 	n      int
 	queued bool // one of them that left held a place in line
+	// place: the latest place those that left named (attempt.place);
+	// unnamed: one of them held a place it could not name.
+	place   int64
+	unnamed bool
 	// leaving: the last wait to go is leaving the line; closed once it has.
 	leaving chan struct{}
 }
@@ -1046,6 +1064,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		ws.overrun = s.cfg.guardTimeout // a guarded attempt waits that long for a replica
 	}
 	queued := false
+	// What the last answered attempt said of the place it registered, for
+	// the leave to name it (attempt.place); 0 after an attempt that may have
+	// registered without telling.
+	var lastPlace int64
 	var lastErr error
 	// unanswered: the last attempt failed without the server's answer (a
 	// wait that then runs out: the wait's end cut it off, also before it
@@ -1054,7 +1076,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	// sent (a shared owner's release of its last hold still under way, see
 	// sharedAcquire) saw no holder either.
 	unanswered := true
-	var leaveShared func(queued bool) (bool, func())
+	var leaveShared func(queued bool, place int64) (bool, int64, func())
 	var began time.Time // read only for a bounded wait: a clock read fewer per Lock
 	if wait > 0 {
 		began = time.Now()
@@ -1101,13 +1123,17 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			// The place is the others' too while they wait: the last to
 			// go leaves it.
 			var done func()
-			if queued, done = leaveShared(queued); done != nil {
+			if queued, lastPlace, done = leaveShared(queued, lastPlace); done != nil {
 				left = done
 			}
 		}
 		if !queued {
 			return
 		}
+		// A copy for the leaves in the background: lastPlace itself,
+		// captured there after its changes, would be on the heap for every
+		// acquisition.
+		place := lastPlace
 		if ctx.Err() == nil && (lastErr == nil || !unknownOutcome(lastErr)) {
 			if wait > 0 {
 				// Waited for as the wait's calls are: until waitOverrun
@@ -1122,7 +1148,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if c.background(logged(c.log, leavingLine, func() {
 					defer close(done)
 					defer left()
-					p.abandon(ctx, field, wait)
+					p.abandon(ctx, field, wait, place)
 				})) {
 					t := time.NewTimer(time.Until(began.Add(wait).Add(addSat(waitOverrun, ws.overrun))))
 					defer t.Stop()
@@ -1135,7 +1161,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				}
 			}
 			defer left()
-			p.abandon(ctx, field, wait)
+			p.abandon(ctx, field, wait, place)
 			return
 		}
 		// The caller's deadline has passed or the server did not answer in
@@ -1144,7 +1170,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		// timeout anyway).
 		if !c.background(logged(c.log, leavingLine, func() {
 			defer left()
-			p.abandon(c.ctx, field, wait)
+			p.abandon(c.ctx, field, wait, place)
 		})) {
 			// Close began, and waits for this acquisition: leave here,
 			// bounded as a leave Close waits for is (leaveContext). An
@@ -1156,7 +1182,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			// either, and would only keep Close a second longer.
 			defer left()
 			if ended == nil || !ended.unanswered.Load() {
-				p.abandon(c.ctx, field, wait)
+				p.abandon(c.ctx, field, wait, place)
 			}
 		}
 	}()
@@ -1280,6 +1306,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			unanswered = err != nil
 			if err != nil {
 				lastErr = err
+				// It may have registered anew without saying so (a
+				// refused token gives the place back with a new deadline).
+				lastPlace = 0
 				if unknownOutcome(err) {
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
@@ -1323,7 +1352,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				}
 				return false, tryAgain{}, err
 			}
-			queued = a.queued
+			queued, lastPlace = a.queued, a.place
 			if !a.granted && mark != nil {
 				c.refusedReentry(p, mark.h)
 			}

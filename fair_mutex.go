@@ -332,7 +332,7 @@ func (f *FairMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 	return f.m.holdsOf(ctx, field)
 }
 
-func (f *FairMutex) abandon(ctx context.Context, field string, wait time.Duration) {
+func (f *FairMutex) abandon(ctx context.Context, field string, wait time.Duration, _ int64) {
 	f.leaveQueue(ctx, field, wait)
 }
 

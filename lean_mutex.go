@@ -409,7 +409,7 @@ func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 	return st.Holds, err
 }
 
-func (l *LeanMutex) abandon(context.Context, string, time.Duration) {}
+func (l *LeanMutex) abandon(context.Context, string, time.Duration, int64) {}
 
 // holderLeaser is a primitive whose refused attempts do not tell the
 // holder's remaining lease, which the NotAcquiredError of a wait that gives

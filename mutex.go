@@ -390,7 +390,7 @@ func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 // wake it was sent and will not use. Detached from the caller's (possibly
 // cancelled) context, bounded by leaveContext; should it fail, the set's
 // expiry or the others' fallback timers cover it.
-func (m *Mutex) abandon(ctx context.Context, field string, _ time.Duration) {
+func (m *Mutex) abandon(ctx context.Context, field string, _ time.Duration, _ int64) {
 	rctx, cancel := m.c.leaveContext(ctx, m.cfg.releaseTimeout)
 	defer cancel()
 	// One latch for every attempt: a repeat after a lost reply finds its

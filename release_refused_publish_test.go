@@ -172,7 +172,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			if err := rc.Do(ctx, rc.B().Del().Key(sm.key).Build()).Error(); err != nil {
 				return err
 			}
-			mustMutex(t, h, "mutex-leave").abandon(ctx, h.ID()+":gone", 0)
+			mustMutex(t, h, "mutex-leave").abandon(ctx, h.ID()+":gone", 0, 0)
 			return nil
 		})
 	})

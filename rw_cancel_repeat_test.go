@@ -26,7 +26,7 @@ func TestRWCancelRepeatQuietWhileWriteHeld(t *testing.T) {
 			rw := mustRW(t, c, "cancel-repeat:"+tc.name)
 			tc.hold(t, node, rw)
 			log := listen(t, node, rw.channel)
-			registered, err := generated.RwCancel(ctx, c.rc, rw.key, rw.writers, rw.channel, "gone:w:write", "publish", true)
+			registered, err := generated.RwCancel(ctx, c.rc, rw.key, rw.writers, rw.channel, "gone:w:write", "publish", true, 0)
 			if err != nil || registered {
 				t.Fatalf("repeated withdrawal: %v, %v; want false (the writer gone)", registered, err)
 			}
@@ -49,7 +49,7 @@ func TestRWCancelRepeatQuietWhileOtherKindHolds(t *testing.T) {
 			rw := mustRW(t, c, "cancel-repeat-kind:"+kind.name)
 			doAll(t, node, kind.take(rw.key))
 			log := listen(t, node, rw.channel)
-			registered, err := generated.RwCancel(ctx, c.rc, rw.key, rw.writers, rw.channel, "gone:w:write", "publish", true)
+			registered, err := generated.RwCancel(ctx, c.rc, rw.key, rw.writers, rw.channel, "gone:w:write", "publish", true, 0)
 			if err != nil || registered {
 				t.Fatalf("repeated withdrawal: %v, %v; want false (the writer gone)", registered, err)
 			}
@@ -77,7 +77,7 @@ func TestRWCancelQuietWhileWriteHeld(t *testing.T) {
 			deadline := strconv.FormatInt(time.Now().Add(time.Minute).UnixMilli(), 10)
 			doAll(t, node, []string{"ZADD", rw.writers, deadline, writer})
 			log := listen(t, node, rw.channel)
-			registered, err := generated.RwCancel(ctx, c.rc, rw.key, rw.writers, rw.channel, writer, "publish", false)
+			registered, err := generated.RwCancel(ctx, c.rc, rw.key, rw.writers, rw.channel, writer, "publish", false, 0)
 			if err != nil || !registered {
 				t.Fatalf("withdrawal: %v, %v; want true (the writer was registered)", registered, err)
 			}

@@ -244,7 +244,7 @@ func (s *rwSide) waitChannel(string) waitSpec { return waitSpec{channel: s.rw.ch
 func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guard guardWait, wa waitAttempt) (attempt, bool, error) {
 	rw, c := s.rw, s.rw.c
 	enqueue := wait != 0
-	var status, value, nonce int64
+	var status, value, nonce, place int64
 	var err error
 	acked := true
 	if s.write {
@@ -262,6 +262,9 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 			res, err = generated.RwWriteAcquire(ctx, c.rc, rw.key, rw.writers, rw.fence, rw.prefix, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
 		}
 		status, value = res.Status, res.Value
+		if res.Place != nil {
+			place = *res.Place
+		}
 	} else {
 		var res generated.RwReadAcquireResult
 		timeouts := rwTimeouts(rw.key, field)
@@ -313,7 +316,7 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	if rem > 0 {
 		sleep = min(sleep, rem)
 	}
-	return attempt{queued: s.write && enqueue, remaining: rem, sleep: sleep}, acked, nil
+	return attempt{queued: s.write && enqueue, place: place, remaining: rem, sleep: sleep}, acked, nil
 }
 
 func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
@@ -429,16 +432,19 @@ func (s *rwSide) holdsOf(ctx context.Context, field string) (int64, error) {
 	return st.Reads, err
 }
 
-func (s *rwSide) abandon(ctx context.Context, field string, _ time.Duration) {
+func (s *rwSide) abandon(ctx context.Context, field string, _ time.Duration, place int64) {
 	if s.write {
-		s.rw.withdraw(ctx, field)
+		s.rw.withdraw(ctx, field, place)
 	}
 }
 
 // withdraw removes a writer that gave up from the pending-writer set, detached
 // from its context, bounded by leaveContext; should it fail, the
-// registration's deadline ends it.
-func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
+// registration's deadline ends it. place is the deadline the wait last
+// registered (0: not known): an attempt held up on its way may reach the
+// server after the owner's next wait registered under the same member, and
+// must leave that registration alone.
+func (rw *RWMutex) withdraw(ctx context.Context, writeField string, place int64) {
 	c := rw.c
 	rctx, cancel := c.leaveContext(ctx, rw.cfg.releaseTimeout)
 	defer cancel()
@@ -448,7 +454,7 @@ func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
 		// attempt before it may have failed at its publish.
 		again := repeat
 		repeat = true
-		_, err := generated.RwCancel(rctx, c.rc, rw.key, rw.writers, rw.channel, writeField, publish, again)
+		_, err := generated.RwCancel(rctx, c.rc, rw.key, rw.writers, rw.channel, writeField, publish, again, place)
 		return err
 	})
 	if err != nil && !c.closed() {

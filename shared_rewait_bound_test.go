@@ -39,8 +39,8 @@ type slowLeave struct {
 	gate chan struct{}
 }
 
-func (s *slowLeave) abandon(ctx context.Context, field string, wait time.Duration) {
-	s.Mutex.abandon(ctx, field, wait)
+func (s *slowLeave) abandon(ctx context.Context, field string, wait time.Duration, place int64) {
+	s.Mutex.abandon(ctx, field, wait, place)
 	close(s.ran)
 	<-s.gate
 }

@@ -23,9 +23,9 @@ func TestWatchdogRenewalBesideLeaveOnSlowLink(t *testing.T) {
 		name  string
 		leave func(c *Client)
 	}{
-		{"Mutex", func(c *Client) { mustMutex(t, c, "other").abandon(context.Background(), "gone", 0) }},
-		{"FairMutex", func(c *Client) { mustFair(t, c, "other").abandon(context.Background(), "gone", time.Second) }},
-		{"RWMutex", func(c *Client) { mustRW(t, c, "other").withdraw(context.Background(), "gone") }},
+		{"Mutex", func(c *Client) { mustMutex(t, c, "other").abandon(context.Background(), "gone", 0, 0) }},
+		{"FairMutex", func(c *Client) { mustFair(t, c, "other").abandon(context.Background(), "gone", time.Second, 0) }},
+		{"RWMutex", func(c *Client) { mustRW(t, c, "other").withdraw(context.Background(), "gone", 0) }},
 	} {
 		sub.Run(tc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(lease, 0), WithReleaseTimeout(bound))

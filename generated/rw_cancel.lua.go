@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,11 @@ const rwCancelSource = `#!lua flags=allow-oom
 -- and publishes all the same when no writer is left waiting, under the same
 -- condition: a writer may hold the lock by then (its first attempt
 -- published, and a writer took the lock since).
+-- A late attempt (held up on its way: its connection broke and the repeat
+-- ran first, or it timed out) can run after the owner's next wait
+-- registered under the same member (an owner shared through its context):
+-- place, the deadline the wait last registered, removes only that
+-- registration, and one with another deadline is another wait's.
 -- Reply true when the writer was registered.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -31,6 +37,7 @@ const rwCancelSource = `#!lua flags=allow-oom
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    repeat         bool       an earlier attempt of this withdrawal may have run
+-- @arg    place          int64      the deadline the wait last registered (RwWriteAcquire's place); 0: not known, the writer's registration whatever its deadline
 -- @return bool
 -- @retryable
 -- @commands publish spublish
@@ -62,6 +69,9 @@ local function refusal(publish, channels)
   return nil
 end
 local score = redis.call('zscore', KEYS[2], ARGV[1])
+if score ~= false and ARGV[4] ~= '0' and tonumber(score) ~= tonumber(ARGV[4]) then
+  score = false
+end
 local registered = score ~= false
 if not registered and ARGV[3] ~= '1' then
   return 0
@@ -105,7 +115,7 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "f5f4ecaf77d34594d3e64d6a8ac0f9717716775d"
+const rwCancelSHA1 = "1ad12c06ba6c0e7431fc649d431ce82a1ee4ecd0"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
@@ -122,6 +132,11 @@ var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 // and publishes all the same when no writer is left waiting, under the same
 // condition: a writer may hold the lock by then (its first attempt
 // published, and a writer took the lock since).
+// A late attempt (held up on its way: its connection broke and the repeat
+// ran first, or it timed out) can run after the owner's next wait
+// registered under the same member (an owner shared through its context):
+// place, the deadline the wait last registered, removes only that
+// registration, and one with another deadline is another wait's.
 // Reply true when the writer was registered.
 // refusal is the error a publish of this call would fail with after its
 // writes, checked before them (Redis 7's acl_check_cmd) so that a refused
@@ -132,7 +147,7 @@ var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 // Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
-func RwCancel(ctx context.Context, c rueidis.Client, lock string, writers string, channel string, writeOwner string, publish string, repeat bool) (bool, error) {
+func RwCancel(ctx context.Context, c rueidis.Client, lock string, writers string, channel string, writeOwner string, publish string, repeat bool, place int64) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -141,13 +156,16 @@ func RwCancel(ctx context.Context, c rueidis.Client, lock string, writers string
 			Value:   publish,
 		}
 	}
+	if err := checkNumbers("RwCancel", "place", place); err != nil {
+		return false, err
+	}
 	keys := []string{lock, writers, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwCancel", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{writeOwner, publish, boolArg(repeat)}
+	args := []string{writeOwner, publish, boolArg(repeat), strconv.FormatInt(place, 10)}
 	return rwCancelDecode(rwCancelScript.Exec(ctx, c, keys, args))
 }
 
@@ -159,6 +177,7 @@ type RwCancelArgs struct {
 	WriteOwner string
 	Publish    string // "publish", or "spublish" for sharded channels
 	Repeat     bool   // an earlier attempt of this withdrawal may have run
+	Place      int64  // the deadline the wait last registered (RwWriteAcquire's place); 0: not known, the writer's registration whatever its deadline
 }
 
 // RwCancelReply is the reply to one call in RwCancelMulti.
@@ -185,6 +204,10 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 				Script:  "RwCancel",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkNumbers("RwCancel", "place", calls[i].Place); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := rwCancelEncode(&calls[i])
@@ -229,7 +252,7 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwCancelCommand(c rueidis.Client, lock string, writers string, channel string, writeOwner string, publish string, repeat bool) (rueidis.Completed, error) {
+func RwCancelCommand(c rueidis.Client, lock string, writers string, channel string, writeOwner string, publish string, repeat bool, place int64) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -238,13 +261,16 @@ func RwCancelCommand(c rueidis.Client, lock string, writers string, channel stri
 			Value:   publish,
 		}
 	}
+	if err := checkNumbers("RwCancel", "place", place); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, writers, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwCancel", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{writeOwner, publish, boolArg(repeat)}
+	args := []string{writeOwner, publish, boolArg(repeat), strconv.FormatInt(place, 10)}
 	return c.B().Evalsha().Sha1(rwCancelSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -256,7 +282,7 @@ func DecodeRwCancel(resp rueidis.RedisResult) (bool, error) {
 // rwCancelEncode returns the KEYS and ARGV of one RwCancel call.
 func rwCancelEncode(a *RwCancelArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Writers, a.Channel}
-	args := []string{a.WriteOwner, a.Publish, boolArg(a.Repeat)}
+	args := []string{a.WriteOwner, a.Publish, boolArg(a.Repeat), strconv.FormatInt(a.Place, 10)}
 	return keys, args
 }
 

@@ -19,7 +19,11 @@ const rwWriteAcquireSource = `#!lua
 -- waiterTimeout (refreshed on every call), which keeps new readers out until
 -- it gets its turn, gives up, or stops calling. The set itself expires
 -- waiterTimeout after the last registration, so it never outlives its waiters.
--- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
+-- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others,
+-- {0, pttl, place} when it registered the caller: place is the deadline it
+-- registered, which names this registration to the caller's withdrawal
+-- (RwCancel): an owner shared through its context has one member for all
+-- its waits.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    fence          redisson_lock_token:{name}
@@ -30,7 +34,7 @@ const rwWriteAcquireSource = `#!lua
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
--- @return {status int64, value int64}
+-- @return {status int64, value int64, place int64?}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
@@ -106,25 +110,27 @@ if mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
 end
 if ARGV[5] == '1' then
   local t = redis.call('time')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+  local place = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[4])
+  redis.call('zadd', KEYS[2], place, ARGV[3])
   -- GT: never cut short another writer's longer registration.
   if redis.call('pexpire', KEYS[2], ARGV[4], 'gt') == 0 and redis.call('pttl', KEYS[2]) == -1 then
     redis.call('pexpire', KEYS[2], ARGV[4])
   end
+  return {0, redis.call('pttl', KEYS[1]), place}
 end
 return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "a5bde1627a7504278d05bb8207cbf9262d469266"
+const rwWriteAcquireSHA1 = "b12cbb4685b64c3b5f6d7dc02dece846f809aef8"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
-// RwWriteAcquireResult is the reply of RwWriteAcquire, read from {status int64, value int64}.
+// RwWriteAcquireResult is the reply of RwWriteAcquire, read from {status int64, value int64, place int64?}.
 type RwWriteAcquireResult struct {
 	Status int64
 	Value  int64
+	Place  *int64
 }
 
 // RwWriteAcquire takes or re-enters the write hold of a read-write lock
@@ -134,7 +140,11 @@ type RwWriteAcquireResult struct {
 // waiterTimeout (refreshed on every call), which keeps new readers out until
 // it gets its turn, gives up, or stops calling. The set itself expires
 // waiterTimeout after the last registration, so it never outlives its waiters.
-// Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
+// Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others,
+// {0, pttl, place} when it registered the caller: place is the deadline it
+// registered, which names this registration to the caller's withdrawal
+// (RwCancel): an owner shared through its context has one member for all
+// its waits.
 //
 // Redis script flags: none (#!lua).
 func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, prefix string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
@@ -325,9 +335,9 @@ func rwWriteAcquireError(err error) error {
 	return err
 }
 
-// rwWriteAcquireDecode reads a reply of RwWriteAcquire as {status int64, value int64}.
+// rwWriteAcquireDecode reads a reply of RwWriteAcquire as {status int64, value int64, place int64?}.
 func rwWriteAcquireDecode(resp rueidis.RedisResult) (RwWriteAcquireResult, error) {
-	const want = "{status int64, value int64}"
+	const want = "{status int64, value int64, place int64?}"
 	msg, err := resp.ToMessage()
 	if err != nil {
 		if rueidis.IsRedisNil(err) {
@@ -340,7 +350,7 @@ func rwWriteAcquireDecode(resp rueidis.RedisResult) (RwWriteAcquireResult, error
 		return RwWriteAcquireResult{}, rwWriteAcquireError(err)
 	}
 	vals, err := msg.ToArray()
-	if err != nil || len(vals) > 2 {
+	if err != nil || len(vals) > 3 {
 		return RwWriteAcquireResult{}, &DecodeError{
 			Got:    describeReply(&msg),
 			Script: "RwWriteAcquire",
@@ -381,6 +391,17 @@ func rwWriteAcquireDecode(resp rueidis.RedisResult) (RwWriteAcquireResult, error
 			Script: "RwWriteAcquire",
 			Want:   want,
 		}
+	}
+	if len(vals) > 2 && !vals[2].IsNil() {
+		x, got := asInt64(&vals[2])
+		if got != "" {
+			return RwWriteAcquireResult{}, &DecodeError{
+				Got:    fieldGot(vals, 2, "place", got),
+				Script: "RwWriteAcquire",
+				Want:   want,
+			}
+		}
+		v.Place = &x
 	}
 	return v, nil
 }

@@ -443,7 +443,7 @@ var Scripts = []Script{{
 	SHA1:      recordUnreserveSHA1,
 	Source:    recordUnreserveSource,
 }, {
-	Args:      []string{"writeOwner", "publish", "repeat"},
+	Args:      []string{"writeOwner", "publish", "repeat", "place"},
 	File:      "scripts/rw_cancel.lua",
 	Keys:      []string{"lock", "writers", "channel"},
 	Name:      "RwCancel",

@@ -12,6 +12,11 @@
 -- and publishes all the same when no writer is left waiting, under the same
 -- condition: a writer may hold the lock by then (its first attempt
 -- published, and a writer took the lock since).
+-- A late attempt (held up on its way: its connection broke and the repeat
+-- ran first, or it timed out) can run after the owner's next wait
+-- registered under the same member (an owner shared through its context):
+-- place, the deadline the wait last registered, removes only that
+-- registration, and one with another deadline is another wait's.
 -- Reply true when the writer was registered.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -19,6 +24,7 @@
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    repeat         bool       an earlier attempt of this withdrawal may have run
+-- @arg    place          int64      the deadline the wait last registered (RwWriteAcquire's place); 0: not known, the writer's registration whatever its deadline
 -- @return bool
 -- @retryable
 -- @commands publish spublish
@@ -50,6 +56,9 @@ local function refusal(publish, channels)
   return nil
 end
 local score = redis.call('zscore', KEYS[2], ARGV[1])
+if score ~= false and ARGV[4] ~= '0' and tonumber(score) ~= tonumber(ARGV[4]) then
+  score = false
+end
 local registered = score ~= false
 if not registered and ARGV[3] ~= '1' then
   return 0

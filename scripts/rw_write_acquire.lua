@@ -6,7 +6,11 @@
 -- waiterTimeout (refreshed on every call), which keeps new readers out until
 -- it gets its turn, gives up, or stops calling. The set itself expires
 -- waiterTimeout after the last registration, so it never outlives its waiters.
--- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
+-- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others,
+-- {0, pttl, place} when it registered the caller: place is the deadline it
+-- registered, which names this registration to the caller's withdrawal
+-- (RwCancel): an owner shared through its context has one member for all
+-- its waits.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    fence          redisson_lock_token:{name}
@@ -17,7 +21,7 @@
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
--- @return {status int64, value int64}
+-- @return {status int64, value int64, place int64?}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
@@ -93,11 +97,12 @@ if mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
 end
 if ARGV[5] == '1' then
   local t = redis.call('time')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+  local place = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[4])
+  redis.call('zadd', KEYS[2], place, ARGV[3])
   -- GT: never cut short another writer's longer registration.
   if redis.call('pexpire', KEYS[2], ARGV[4], 'gt') == 0 and redis.call('pttl', KEYS[2]) == -1 then
     redis.call('pexpire', KEYS[2], ARGV[4])
   end
+  return {0, redis.call('pttl', KEYS[1]), place}
 end
 return {0, redis.call('pttl', KEYS[1])}
