@@ -424,11 +424,13 @@ func (s *rwSide) holdsOf(ctx context.Context, field string) (int64, error) {
 	}
 	// From the primary, as every undo decides on it (readPrimary).
 	st, err := readPrimaryAs(ctx, rw.c, func() (rueidis.Completed, error) {
-		return generated.RwStateCommand(rw.c.rc, rw.key, reader, writer)
+		return generated.RwStateCommand(rw.c.rc, rw.key, rw.prefix, reader, writer)
 	}, generated.DecodeRwState)
 	if s.write {
 		return st.Writes, err
 	}
+	// The field as the hash has it, leases or not: a release gives a field
+	// whose leases ran out back too (RwReadRelease).
 	return st.Reads, err
 }
 
@@ -465,7 +467,7 @@ func (rw *RWMutex) withdraw(ctx context.Context, writeField string, place int64)
 // RWState is a snapshot of a reader-writer lock, read in one round trip.
 type RWState struct {
 	Mode   string        // "read", "write", or "" when free
-	Reads  int64         // read holds of the owner in the context
+	Reads  int64         // read holds of the owner in the context (0 once all their leases ran out)
 	Writes int64         // write holds of the owner in the context
 	Lease  time.Duration // remaining lease; 0 when free, negative without expiry
 }
@@ -482,11 +484,13 @@ func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 		return RWState{}, opError("state of", rw.name, err)
 	}
 	field := rw.c.id + ":" + owner
-	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
+	st, err := generated.RwState(ctx, rw.c.rc, rw.key, rw.prefix, field, field+":write")
 	if err != nil {
 		return RWState{}, opError("state of", rw.name, wrongKind(err))
 	}
-	out := RWState{Reads: st.Reads, Writes: st.Writes}
+	// Leased: a read field whose leases all ran out beside other readers
+	// stays in the hash until the lock ends, but holds nothing.
+	out := RWState{Reads: st.Leased, Writes: st.Writes}
 	if st.Mode != nil {
 		out.Mode = *st.Mode
 		out.Lease = msDuration(st.TTL)

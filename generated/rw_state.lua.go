@@ -14,10 +14,16 @@ const rwStateSource = `-- RwState reads a read-write lock without changing it: i
 -- free), this owner's read and write hold counts, and the remaining lease in
 -- ms (-2: no lock, -1: no expiry). A hash without a mode (a Mutex, FairMutex
 -- or Redisson RLock) fails with NOT_RW, a string (a LeanMutex) with WRONGTYPE.
+-- reads is the owner's field as the hash has it, which a release gives back;
+-- leased counts it only while one of the owner's read lease keys is left:
+-- a field whose leases all ran out while other readers kept the lock
+-- (Redisson's layout keeps it until the lock ends, see RwReadRelease) holds
+-- nothing, and leased is 0.
 -- @key    lock
+-- @key    prefix         {name}, the prefix of every owner's lease keys
 -- @arg    owner          string
 -- @arg    writeOwner     string
--- @return {mode string?, reads int64, writes int64, ttl int64}
+-- @return {mode string?, reads int64, writes int64, ttl int64, leased int64}
 -- @readonly
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -26,28 +32,51 @@ if mode == false and redis.call('exists', KEYS[1]) == 1 then
 end
 local reads = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or '0')
 local writes = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0')
-return {mode, reads, writes, redis.call('pttl', KEYS[1])}
+local leased = 0
+for i = 1, reads or 0 do
+  if redis.call('exists', KEYS[2] .. ':' .. ARGV[1] .. ':rwlock_timeout:' .. i) == 1 then
+    leased = reads
+    break
+  end
+end
+return {mode, reads, writes, redis.call('pttl', KEYS[1]), leased}
 `
 
 // rwStateSHA1 is the SHA-1 of rwStateSource, the name SCRIPT LOAD gives it.
-const rwStateSHA1 = "afa8acf98785b6cd1e605c426f06a820b06617d5"
+const rwStateSHA1 = "afb1c34ea0533e181c43fd7625cf943b04149dfc"
 
 var rwStateScript = rueidis.NewLuaScriptReadOnly(rwStateSource)
 
-// RwStateResult is the reply of RwState, read from {mode string?, reads int64, writes int64, ttl int64}.
+// RwStateResult is the reply of RwState, read from {mode string?, reads int64, writes int64, ttl int64, leased int64}.
 type RwStateResult struct {
 	Mode   *string
 	Reads  int64
 	Writes int64
 	TTL    int64
+	Leased int64
 }
 
 // RwState reads a read-write lock without changing it: its mode (nil when
 // free), this owner's read and write hold counts, and the remaining lease in
 // ms (-2: no lock, -1: no expiry). A hash without a mode (a Mutex, FairMutex
 // or Redisson RLock) fails with NOT_RW, a string (a LeanMutex) with WRONGTYPE.
-func RwState(ctx context.Context, c rueidis.Client, lock string, owner string, writeOwner string) (RwStateResult, error) {
-	keys := []string{lock}
+// reads is the owner's field as the hash has it, which a release gives back;
+// leased counts it only while one of the owner's read lease keys is left:
+// a field whose leases all ran out while other readers kept the lock
+// (Redisson's layout keeps it until the lock ends, see RwReadRelease) holds
+// nothing, and leased is 0.
+func RwState(ctx context.Context, c rueidis.Client, lock string, prefix string, owner string, writeOwner string) (RwStateResult, error) {
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwState", "prefix", prefix); err != nil {
+			return RwStateResult{}, err
+		}
+	}
+	keys := []string{lock, prefix}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("RwState", keys); err != nil {
+			return RwStateResult{}, err
+		}
+	}
 	args := []string{owner, writeOwner}
 	return rwStateDecode(rwStateScript.Exec(ctx, c, keys, args))
 }
@@ -55,6 +84,7 @@ func RwState(ctx context.Context, c rueidis.Client, lock string, owner string, w
 // RwStateArgs holds the keys and arguments of one call in RwStateMulti.
 type RwStateArgs struct {
 	Lock       string
+	Prefix     string // {name}, the prefix of every owner's lease keys
 	Owner      string
 	WriteOwner string
 }
@@ -72,8 +102,21 @@ func RwStateMulti(ctx context.Context, c rueidis.Client, calls []RwStateArgs) []
 	out := make([]RwStateReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if cluster {
+			if err := checkHashTags("RwState", "prefix", calls[i].Prefix); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := rwStateEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("RwState", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().EvalshaRo().Sha1(rwStateSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
@@ -107,8 +150,18 @@ func RwStateMulti(ctx context.Context, c rueidis.Client, calls []RwStateArgs) []
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
-func RwStateCommand(c rueidis.Client, lock string, owner string, writeOwner string) (rueidis.Completed, error) {
-	keys := []string{lock}
+func RwStateCommand(c rueidis.Client, lock string, prefix string, owner string, writeOwner string) (rueidis.Completed, error) {
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwState", "prefix", prefix); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	keys := []string{lock, prefix}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("RwState", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
 	args := []string{owner, writeOwner}
 	return c.B().EvalshaRo().Sha1(rwStateSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
@@ -120,7 +173,7 @@ func DecodeRwState(resp rueidis.RedisResult) (RwStateResult, error) {
 
 // rwStateEncode returns the KEYS and ARGV of one RwState call.
 func rwStateEncode(a *RwStateArgs) ([]string, []string) {
-	keys := []string{a.Lock}
+	keys := []string{a.Lock, a.Prefix}
 	args := []string{a.Owner, a.WriteOwner}
 	return keys, args
 }
@@ -146,9 +199,9 @@ func rwStateError(err error) error {
 	return err
 }
 
-// rwStateDecode reads a reply of RwState as {mode string?, reads int64, writes int64, ttl int64}.
+// rwStateDecode reads a reply of RwState as {mode string?, reads int64, writes int64, ttl int64, leased int64}.
 func rwStateDecode(resp rueidis.RedisResult) (RwStateResult, error) {
-	const want = "{mode string?, reads int64, writes int64, ttl int64}"
+	const want = "{mode string?, reads int64, writes int64, ttl int64, leased int64}"
 	msg, err := resp.ToMessage()
 	if err != nil {
 		if rueidis.IsRedisNil(err) {
@@ -161,7 +214,7 @@ func rwStateDecode(resp rueidis.RedisResult) (RwStateResult, error) {
 		return RwStateResult{}, rwStateError(err)
 	}
 	vals, err := msg.ToArray()
-	if err != nil || len(vals) > 4 {
+	if err != nil || len(vals) > 5 {
 		return RwStateResult{}, &DecodeError{
 			Got:    describeReply(&msg),
 			Script: "RwState",
@@ -227,6 +280,23 @@ func rwStateDecode(resp rueidis.RedisResult) (RwStateResult, error) {
 	} else {
 		return RwStateResult{}, &DecodeError{
 			Got:    fieldGot(vals, 3, "ttl", ""),
+			Script: "RwState",
+			Want:   want,
+		}
+	}
+	if len(vals) > 4 && !vals[4].IsNil() {
+		x, got := asInt64(&vals[4])
+		if got != "" {
+			return RwStateResult{}, &DecodeError{
+				Got:    fieldGot(vals, 4, "leased", got),
+				Script: "RwState",
+				Want:   want,
+			}
+		}
+		v.Leased = x
+	} else {
+		return RwStateResult{}, &DecodeError{
+			Got:    fieldGot(vals, 4, "leased", ""),
 			Script: "RwState",
 			Want:   want,
 		}

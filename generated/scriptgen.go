@@ -508,7 +508,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"owner", "writeOwner"},
 	File:      "scripts/rw_state.lua",
-	Keys:      []string{"lock"},
+	Keys:      []string{"lock", "prefix"},
 	Name:      "RwState",
 	ReadOnly:  true,
 	Retryable: false,

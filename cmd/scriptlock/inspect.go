@@ -52,8 +52,15 @@ type Report struct {
 	Mode        string   `json:"mode,omitempty"`
 	Holders     []Holder `json:"holders,omitempty"`
 	HolderCount int64    `json:"holder_count"`
-	Counter     *int64   `json:"counter,omitempty"`
-	Fence       *int64   `json:"fence,omitempty"`
+	// Lapsed are readers of a read-write lock none of whose read holds'
+	// lease keys is left: their leases ran out beside other readers (the
+	// lease used as the release), and Redisson's layout keeps their fields
+	// until the lock ends, but they hold nothing. They are not in Holders
+	// nor HolderCount (which counts, among fields past those read, any such
+	// reader too).
+	Lapsed  []Holder `json:"lapsed_readers,omitempty"`
+	Counter *int64   `json:"counter,omitempty"`
+	Fence   *int64   `json:"fence,omitempty"`
 	// Queue and Writers list entries whether live or stale; QueueLength and
 	// WriterCount count the live ones (deadline ahead), StaleQueueLength and
 	// StaleWriterCount those whose deadline passed, which the next
@@ -99,7 +106,7 @@ type Holder struct {
 	Holds        int64  `json:"holds"`
 	// ReadLeaseMS is a reader's remaining lease, the longest of its read
 	// holds (of its first 100,000: no real reader has more) (-2: none
-	// left, a reader about to be dropped); nil for others.
+	// left, a lapsed reader: see Report.Lapsed); nil for others.
 	ReadLeaseMS *int64 `json:"read_lease_ms,omitempty"`
 }
 
@@ -400,7 +407,27 @@ func readLeases(ctx context.Context, e *env, reports []*Report) error {
 		}
 		calls, parts = calls[n:], parts[n:]
 	}
+	for _, r := range reports {
+		if r.Kind == kindRW {
+			setLapsed(r)
+		}
+	}
 	return nil
+}
+
+// setLapsed moves r's lapsed readers (Report.Lapsed) out of its holders,
+// once their leases are all read.
+func setLapsed(r *Report) {
+	held := r.Holders[:0]
+	for _, h := range r.Holders {
+		if h.ReadLeaseMS != nil && *h.ReadLeaseMS == -2 && h.Holds > 0 {
+			r.Lapsed = append(r.Lapsed, h)
+			r.HolderCount--
+			continue
+		}
+		held = append(held, h)
+	}
+	r.Holders = held
 }
 
 func decodeReport(key string, rows []string) (*Report, error) {
@@ -773,6 +800,9 @@ func writeReport(w io.Writer, r *Report) {
 		fmt.Fprintf(tw, "FIELDS\t%d\n", r.HolderCount)
 	case r.RedisType == "hash" || r.Kind == kindLean:
 		fmt.Fprintf(tw, "HOLDERS\t%d\n", r.HolderCount)
+	}
+	if len(r.Lapsed) > 0 {
+		fmt.Fprintf(tw, "LAPSED READERS\t%d (read leases ran out; the fields stay until the lock ends, holding nothing)\n", len(r.Lapsed))
 	}
 	if len(r.QueueProtocols) > 0 {
 		fmt.Fprintf(tw, "QUEUED\t%d (%s queue)\n", r.QueueLength, strings.Join(r.QueueProtocols, " and "))

@@ -39,6 +39,7 @@ func TestNonUTF8FieldsLossless(t *testing.T) {
 	do("PEXPIRE", m.LockWaiters, "60000")
 	rw := layout.For(prefix+"rw", false)
 	do("HSET", rw.Lock, "mode", "read", id+":reader", "1")
+	do("SET", rw.RWPrefix+":"+id+":reader:rwlock_timeout:1", "1", "PX", "60000") // its read hold's lease
 	do("ZADD", rw.Writers, later, bad("writer")+":write")
 
 	check := func(what string, obj map[string]any, name, want string) {

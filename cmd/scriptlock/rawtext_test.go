@@ -45,6 +45,7 @@ func TestNonUTF8FieldsText(t *testing.T) {
 	do("PEXPIRE", other.Lock, "60000")
 	rw := layout.For(prefix+"rw", false)
 	do("HSET", rw.Lock, "mode", "read", id+":reader", "1")
+	do("SET", rw.RWPrefix+":"+id+":reader:rwlock_timeout:1", "1", "PX", "60000") // its read hold's lease
 	do("ZADD", rw.Writers, later, id+":writer\xff:write")
 
 	clean := func(what, out string) {
