@@ -22,6 +22,18 @@ func unlockSpans(tm *telemetry) map[string]int {
 	return out
 }
 
+// lossFoundSoon renews every 100 ms, so a renewal soon finds a member
+// force-unlocked; its lease is long enough that a loaded machine's late
+// renewal does not let a hold expire first (ForceUnlock would then find
+// nothing).
+var lossFoundSoon = scriptlock.WithWatchdog(10*time.Second, 100*time.Millisecond)
+
+// slowMachineNodeTimeout is the RedLocks' node timeout, beyond its default
+// (a hundredth of the lease), which a loaded machine's node can miss: the
+// RedLock then asks again, and the hold of a node that answered in time is
+// released first, which the counts below do not expect.
+var slowMachineNodeTimeout = scriptlock.WithNodeTimeout(500 * time.Millisecond)
+
 // checkGivenBack: after the loss of a MultiLock or RedLock of holds members
 // or nodes, given of them still held (at least minGiven: a member lost
 // outright may be found lost by its give-back first), no hold is reported
@@ -53,7 +65,7 @@ func TestMultiLockLossGivenBackReported(t *testing.T) {
 	tm := newTelemetry(t)
 	prefix := scriptlock.WithKeyPrefix(redistest.Prefix(t))
 	c, err := scriptlock.New(node.Client(t), prefix, scriptlock.WithObserver(tm.obs),
-		scriptlock.WithWatchdog(time.Second, 100*time.Millisecond))
+		lossFoundSoon)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +94,7 @@ func TestRedLockLossGivenBackReported(t *testing.T) {
 	var clients, admins []*scriptlock.Client
 	for _, n := range nodes {
 		c, err := scriptlock.New(n.Client(t), scriptlock.WithKeyPrefix(prefix), scriptlock.WithObserver(tm.obs),
-			scriptlock.WithWatchdog(time.Second, 100*time.Millisecond))
+			lossFoundSoon)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +108,7 @@ func TestRedLockLossGivenBackReported(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rl, err := scriptlock.NewRedLock("rl", clients)
+	rl, err := scriptlock.NewRedLock("rl", clients, slowMachineNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +148,7 @@ func TestNestedLossGivenBackReported(t *testing.T) {
 		return c
 	}
 	observed := func(node *redistest.Node) *scriptlock.Client {
-		return newClient(node, scriptlock.WithObserver(tm.obs), scriptlock.WithWatchdog(time.Second, 100*time.Millisecond))
+		return newClient(node, scriptlock.WithObserver(tm.obs), lossFoundSoon)
 	}
 	c := observed(servers[0])
 	var nodes []*scriptlock.Client
@@ -150,7 +162,7 @@ func TestNestedLossGivenBackReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rl, err := scriptlock.NewRedLock("rl", nodes)
+	rl, err := scriptlock.NewRedLock("rl", nodes, slowMachineNodeTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
