@@ -1,11 +1,16 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/internal/layout"
 )
+
+func aclFlags(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&e.idemPrefix, "idempotency-prefix", "", "also give the user the idempotency store's records under this prefix (idempotency.WithPrefix; the store's default is scriptlock:idem:)")
+}
 
 // aclCmd prints the ACL SETUSER command of a user for the Clients of one key
 // prefix (--key-prefix): the locks' keys and channels under it and nothing
@@ -21,8 +26,16 @@ func aclCmd(e *env, args []string) error {
 		// wildcard in its place would give the user other prefixes too.
 		return failf(exitUsage, "--key-prefix %q: Redis refuses whitespace and NUL in ACL patterns, so no user can be kept to this prefix", e.keyPrefix)
 	}
+	if strings.ContainsAny(e.idemPrefix, "{} \t\n\v\f\r\x00") {
+		// The store refuses braces in its prefix (its records' hash tags
+		// follow it), and Redis whitespace in patterns.
+		return failf(exitUsage, "--idempotency-prefix %q: no idempotency store has braces in its prefix, and Redis refuses whitespace and NUL in ACL patterns", e.idemPrefix)
+	}
 	user := args[0]
 	rules := append([]string{"on", ">PASSWORD", "resetkeys", "resetchannels"}, layout.ACLRules(e.keyPrefix)...)
+	if e.idemPrefix != "" && e.keyPrefix != "" {
+		rules = append(rules, "~"+layout.GlobEscape(e.idemPrefix)+"*")
+	}
 	rules = append(rules, "+@all", "-@dangerous", "+info", "+role")
 	if e.json {
 		return writeJSON(e.out, struct {

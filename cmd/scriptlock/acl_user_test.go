@@ -15,6 +15,7 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // aclUser runs acl-user and returns its line, or fails t.
@@ -139,6 +140,48 @@ func TestACLUserPrefixes(t *testing.T) {
 		near := newClient(t, node.Client(t, asUser), c.near)
 		if _, err := mustMutex(t, near, "order:1").TryLock(ctx, 0); err == nil || errors.Is(err, scriptlock.ErrNotAcquired) || !strings.Contains(err.Error(), "NOPERM") {
 			t.Errorf("prefix %q: a Mutex under %q: %v; want Redis's NOPERM", c.prefix, c.near, err)
+		}
+	}
+}
+
+// --idempotency-prefix gives the user the store's records under that prefix
+// too, escaped as the key prefix is: a store under it runs as the user, one
+// under a prefix the unescaped pattern would match is refused.
+func TestACLUserIdempotencyPrefix(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	ctx := testCtx(t, 30*time.Second)
+	line := strings.Replace(aclUser(t, ctx, "--key-prefix", "orders:", "--idempotency-prefix", "idem*[x]:", "app"), ">PASSWORD", ">pw", 1)
+	if err := node.Do(t, strings.Fields(line)...).Error(); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	rc := func() rueidis.Client {
+		return node.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" })
+	}
+	for _, c := range []struct {
+		prefix  string
+		refused bool
+	}{{"idem*[x]:", false}, {"idemAx:", true}} {
+		s, err := idempotency.NewStore(rc(), idempotency.WithPrefix(c.prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Reserve(ctx, "acct", "k", "fp")
+		switch {
+		case c.refused && (err == nil || !strings.Contains(err.Error(), "NOPERM")):
+			t.Errorf("store under %q: %+v, %v; want Redis's NOPERM", c.prefix, r, err)
+		case !c.refused && (err != nil || r.State != idempotency.Claimed):
+			t.Errorf("store under %q: %+v, %v; want Claimed", c.prefix, r, err)
+		case !c.refused:
+			if _, err := r.Claim.Complete(ctx, []byte("ok")); err != nil {
+				t.Errorf("store under %q: Complete: %v", c.prefix, err)
+			}
+		}
+		s.Close()
+	}
+	for _, p := range []string{"{x}:", "a b:"} {
+		if r := cli(ctx, deployment{url: "redis://127.0.0.1:1"}, "", "acl-user", "--key-prefix", "orders:", "--idempotency-prefix", p, "app"); r.code != exitUsage {
+			t.Errorf("acl-user --idempotency-prefix %q: exit %d, %q; want %d", p, r.code, r.errOut, exitUsage)
 		}
 	}
 }

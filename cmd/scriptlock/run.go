@@ -77,12 +77,13 @@ type env struct {
 	db int
 
 	// command flags
-	prefix   string        // list
-	limit    int           // list, inspect
-	cursor   string        // list
-	maxScans int           // list
-	yes      bool          // force-unlock
-	interval time.Duration // watch
+	prefix     string        // list
+	limit      int           // list, inspect
+	cursor     string        // list
+	maxScans   int           // list
+	yes        bool          // force-unlock
+	interval   time.Duration // watch
+	idemPrefix string        // acl-user
 
 	in     io.Reader
 	out    io.Writer
@@ -463,7 +464,8 @@ func commands() []command {
 			flags: unlockFlags, run: unlockCmd},
 		{name: "watch", args: "[--interval D] NAME", help: "follow a lock until interrupted", nargs: 1,
 			flags: watchFlags, check: watchCheck, run: watchCmd},
-		{name: "acl-user", args: "[--key-prefix P] USER", help: "print the ACL user for the Clients of a key prefix", nargs: 1, local: aclCmd},
+		{name: "acl-user", args: "[--key-prefix P] [--idempotency-prefix P] USER", help: "print the ACL user for the Clients of a key prefix", nargs: 1,
+			flags: aclFlags, local: aclCmd},
 	}
 }
 

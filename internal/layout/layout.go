@@ -169,7 +169,7 @@ func ACLRules(prefix string) []string {
 	if prefix == "" {
 		return []string{"~*", "&*"}
 	}
-	p := globEscape(prefix)
+	p := GlobEscape(prefix)
 	rules := []string{"~" + p + "*", "~{" + p + "*"}
 	var channels []string
 	for _, cp := range append(append([]string(nil), CompanionPrefixes...), latchChannelPrefix) {
@@ -184,8 +184,10 @@ func ACLRules(prefix string) []string {
 	return append(rules, channels...)
 }
 
-// globEscape escapes the characters Redis's glob matching reads (stringmatchlen).
-func globEscape(s string) string {
+// GlobEscape escapes the characters Redis's glob matching reads
+// (stringmatchlen), so that the pattern GlobEscape(s) + "*" matches the keys
+// that begin with s and no others.
+func GlobEscape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
