@@ -132,20 +132,6 @@ func fingerprint(addrs []string, match string) string {
 	return hex.EncodeToString(h[:fingerprintLen/2])
 }
 
-// globEscape makes a literal prefix safe in a SCAN MATCH pattern. It goes
-// byte by byte: key names need not be UTF-8, and a rune loop would turn each
-// invalid byte into U+FFFD, matching nothing.
-func globEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(`*?[]\`, s[i]) >= 0 {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // primary is a node list scans. down, when set, is why it could not be
 // asked its role: a Cluster primary that does not answer, listed as unread.
 type primary struct {
@@ -439,7 +425,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	for _, i := range skipped {
 		l.Unread = append(l.Unread, unreadNode{Node: addrs[i], Error: "not read by an earlier run of this listing (--cursor)"})
 	}
-	match := globEscape(prefix) + "*"
+	match := layout.GlobEscape(prefix) + "*"
 	scans := 0
 	// SCAN may return a key twice (a rehash, a slot that moved to a node
 	// scanned later): a lock is listed once per run. Only the keys listed

@@ -116,7 +116,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		waiterChannels = map[string]bool{}
 		subscribe("SSUBSCRIBE", refused, func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
 	} else {
-		patterns := []string{globEscape(k.FairWake) + ":*", globEscape(k.LockChannel) + ":*"}
+		patterns := []string{layout.GlobEscape(k.FairWake) + ":*", layout.GlobEscape(k.LockChannel) + ":*"}
 		subscribe("PSUBSCRIBE", waiterRefused, func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(patterns...).Build() })
 	}
 	listenToQueue := func(r *Report) {

@@ -186,7 +186,9 @@ func ACLRules(prefix string) []string {
 
 // GlobEscape escapes the characters Redis's glob matching reads
 // (stringmatchlen), so that the pattern GlobEscape(s) + "*" matches the keys
-// that begin with s and no others.
+// (channels, SCAN's MATCH) that begin with s and no others. It goes byte by
+// byte: key names need not be UTF-8, and a rune loop would turn each invalid
+// byte into U+FFFD, matching nothing.
 func GlobEscape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
