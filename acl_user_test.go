@@ -1,11 +1,9 @@
 package scriptlock
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,32 +14,6 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// aclLineFromDocs returns the words of the ACL SETUSER line for user in
-// docs/operations.md, the password set to pw, so the page's line is the one
-// tested.
-func aclLineFromDocs(t *testing.T, user, pw string) []string {
-	t.Helper()
-	f, err := os.Open("docs/operations.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if words := strings.Fields(sc.Text()); len(words) > 3 && words[0] == "ACL" && words[2] == user {
-			for i, w := range words {
-				if w == ">PASSWORD" {
-					words[i] = ">" + pw
-				}
-			}
-			return words
-		}
-	}
-	t.Fatalf("docs/operations.md has no ACL SETUSER %s line", user)
-	return nil
-}
-
 // TestACLUserForClients: the user docs/operations.md gives the Clients of
 // one key prefix runs every primitive, waits and wakes included, with no
 // refusal logged: on a primary with a replica (the failover guard counts it
@@ -51,7 +23,7 @@ func aclLineFromDocs(t *testing.T, user, pw string) []string {
 // written.
 func TestACLUserForClients(t *testing.T) {
 	t.Parallel()
-	line := aclLineFromDocs(t, "orders", "pw")
+	line := redistest.DocACLUser(t, "docs/operations.md", "orders", "pw")
 	asUser := func(o *rueidis.ClientOption) { o.Username, o.Password = "orders", "pw" }
 	setUser := func(t *testing.T, nodes ...*redistest.Node) {
 		for _, n := range nodes {

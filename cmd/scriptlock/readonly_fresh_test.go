@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -34,19 +33,7 @@ func TestReadOnlyUserFreshServer(t *testing.T) {
 // (ACL SETUSER ops-ro ...), its password pw, as server arguments.
 func docsReadOnlyUser(t *testing.T) redistest.Option {
 	t.Helper()
-	doc, err := os.ReadFile("../../docs/operations.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var user []string
-	for _, l := range strings.Split(string(doc), "\n") {
-		if rest, ok := strings.CutPrefix(l, "ACL SETUSER "); ok {
-			user = strings.Fields(strings.ReplaceAll(rest, ">PASSWORD", ">pw"))
-		}
-	}
-	if len(user) == 0 || user[0] != "ops-ro" {
-		t.Fatalf("docs/operations.md gives no ACL SETUSER ops-ro line: %q", user)
-	}
+	user := redistest.DocACLUser(t, "../../docs/operations.md", "ops-ro", "pw")[2:]
 	return redistest.WithArgs(append([]string{"--user"}, user...)...)
 }
 

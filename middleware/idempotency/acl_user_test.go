@@ -1,9 +1,7 @@
 package idempotency
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,26 +17,7 @@ import (
 func TestACLUserForClients(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	var line []string
-	f, err := os.Open("../../docs/operations.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if w := strings.Fields(sc.Text()); len(w) > 3 && w[0] == "ACL" && w[2] == "orders" {
-			line = w
-		}
-	}
-	f.Close()
-	if line == nil {
-		t.Fatal("docs/operations.md has no ACL SETUSER orders line")
-	}
-	for i, w := range line {
-		if w == ">PASSWORD" {
-			line[i] = ">pw"
-		}
-	}
+	line := redistest.DocACLUser(t, "../../docs/operations.md", "orders", "pw")
 	if err := node.Do(t, line...).Error(); err != nil {
 		t.Fatalf("%s: %v", strings.Join(line, " "), err)
 	}
