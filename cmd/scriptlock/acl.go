@@ -10,13 +10,25 @@ import (
 
 func aclFlags(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&e.idemPrefix, "idempotency-prefix", "", "also give the user the idempotency store's records under this prefix (idempotency.WithPrefix; the store's default is scriptlock:idem:)")
+	fs.BoolVar(&e.readOnly, "read-only", false, "an operator user for inspect, list and watch, which can change nothing, instead of the Clients' user")
 }
+
+// readOnlyCommands are what inspect, list and watch run, and nothing that
+// writes: their scripts run TIME, which no @read grants; EVAL_RO sends a
+// script a server has not cached; a Cluster's layout comes from CLUSTER
+// SLOTS (SHARDS from Redis 8); through Sentinel rueidis confirms the primary
+// with ROLE (it only reads, though it is @admin). docs/operations.md's
+// ops-ro user has the same.
+var readOnlyCommands = []string{"+@read", "+evalsha_ro", "+eval_ro", "+time", "+subscribe", "+psubscribe", "+ssubscribe",
+	"+unsubscribe", "+punsubscribe", "+sunsubscribe", "+pubsub|numsub", "+pubsub|shardnumsub", "+cluster|slots", "+cluster|shards", "+role"}
 
 // aclCmd prints the ACL SETUSER command of a user for the Clients of one key
 // prefix (--key-prefix): the locks' keys and channels under it and nothing
 // else (layout.ACLRules), every command but @dangerous ones, and the two of
 // those the Clients need: INFO (the failover guard, RedLock) and ROLE (rueidis
-// confirms a primary a sentinel named with it). Nothing is sent to Redis.
+// confirms a primary a sentinel named with it); with --read-only, an
+// operator's user for inspect, list and watch (readOnlyCommands). Nothing is
+// sent to Redis.
 func aclCmd(e *env, args []string) error {
 	if err := checkPrefix(e.keyPrefix); err != nil {
 		return failf(exitUsage, "%v", err)
@@ -36,7 +48,11 @@ func aclCmd(e *env, args []string) error {
 	if e.idemPrefix != "" && e.keyPrefix != "" {
 		rules = append(rules, "~"+layout.GlobEscape(e.idemPrefix)+"*")
 	}
-	rules = append(rules, "+@all", "-@dangerous", "+info", "+role")
+	if e.readOnly {
+		rules = append(rules, readOnlyCommands...)
+	} else {
+		rules = append(rules, "+@all", "-@dangerous", "+info", "+role")
+	}
 	if e.json {
 		return writeJSON(e.out, struct {
 			User  string   `json:"user"`

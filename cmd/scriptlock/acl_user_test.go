@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,6 +67,11 @@ func TestACLUserMatchesDocs(t *testing.T) {
 		if r := cli(ctx, deployment{url: "redis://127.0.0.1:1"}, "", append([]string{"acl-user"}, c.args...)...); r.code != exitUsage || !strings.Contains(r.errOut, c.want) {
 			t.Errorf("acl-user %q: exit %d, %q; want exit %d saying %q", c.args, r.code, r.errOut, exitUsage, c.want)
 		}
+	}
+	// The read-only user's commands are the page's ops-ro user's.
+	ops := redistest.DocACLUser(t, "../../docs/operations.md", "ops-ro", "pw")
+	if i := slices.Index(ops, "&*"); i < 0 || !slices.Equal(ops[i+1:], readOnlyCommands) {
+		t.Errorf("docs/operations.md's ops-ro user %q; acl-user --read-only gives the commands %q", ops, readOnlyCommands)
 	}
 	if got := aclUser(t, ctx, "u"); !strings.Contains(got, " ~* &* ") {
 		t.Errorf("acl-user without a prefix: %s; want every key and channel", got)
@@ -183,5 +189,49 @@ func TestACLUserIdempotencyPrefix(t *testing.T) {
 		if r := cli(ctx, deployment{url: "redis://127.0.0.1:1"}, "", "acl-user", "--key-prefix", "orders:", "--idempotency-prefix", p, "app"); r.code != exitUsage {
 			t.Errorf("acl-user --idempotency-prefix %q: exit %d, %q; want %d", p, r.code, r.errOut, exitUsage)
 		}
+	}
+}
+
+// acl-user --read-only gives an operator's user kept to one prefix: inspect,
+// list and watch read the locks under it, force-unlock is refused before
+// anything changes, and a lock under another prefix is refused.
+func TestACLUserReadOnly(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	ctx := testCtx(t, 60*time.Second)
+	line := strings.Replace(aclUser(t, ctx, "--read-only", "--key-prefix", "orders:", "ops"), ">PASSWORD", ">pw", 1)
+	if err := node.Do(t, strings.Fields(line)...).Error(); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	c := newClient(t, node.Client(t), "orders:")
+	heldMutex(t, ctx, c, "order:1", "holder")
+	other := newClient(t, node.Client(t), "wallets:")
+	heldMutex(t, ctx, other, "w:1", "holder")
+	ro := deployment{url: "redis://ops:pw@" + node.Addr}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{[]string{"inspect", "order:1"}, "holder"}, {[]string{"list"}, "order:1"}} {
+		if r := cli(ctx, ro, "", append([]string{"--key-prefix", "orders:"}, c.args...)...); r.code != exitOK || !strings.Contains(r.out, c.want) {
+			t.Errorf("%s as the read-only user: exit %d\n%s%s", c.args[0], r.code, r.out, r.errOut)
+		}
+	}
+	wctx, stop := context.WithTimeout(ctx, 1500*time.Millisecond)
+	r := cli(wctx, ro, "", "--key-prefix", "orders:", "watch", "order:1")
+	stop()
+	// Its channel patterns name kinds of channels, and Redis lets a pattern
+	// subscription through only when it is one of them exactly: watch says
+	// once that a fair lock's hand-off shows at the next read, and goes on.
+	if r.code != exitOK || !strings.Contains(r.out, "holder") || strings.Count(r.errOut, "PSUBSCRIBE refused") != 1 {
+		t.Errorf("watch as the read-only user: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	if r := cli(ctx, ro, "", "--key-prefix", "orders:", "force-unlock", "--yes", "order:1"); r.code != exitFailure || !strings.Contains(r.errOut, "NOPERM") {
+		t.Errorf("force-unlock as the read-only user: exit %d\n%s%s; want exit %d, Redis's NOPERM", r.code, r.out, r.errOut, exitFailure)
+	}
+	if n, err := node.Do(t, "EXISTS", "orders:order:1").AsInt64(); err != nil || n != 1 {
+		t.Errorf("the lock after the refused force-unlock: EXISTS %d, %v; want it held", n, err)
+	}
+	if r := cli(ctx, ro, "", "--key-prefix", "wallets:", "inspect", "w:1"); r.code == exitOK || !strings.Contains(r.errOut, "NOPERM") {
+		t.Errorf("inspect under another prefix as the read-only user: exit %d\n%s%s; want Redis's NOPERM", r.code, r.out, r.errOut)
 	}
 }

@@ -84,6 +84,7 @@ type env struct {
 	yes        bool          // force-unlock
 	interval   time.Duration // watch
 	idemPrefix string        // acl-user
+	readOnly   bool          // acl-user
 
 	in     io.Reader
 	out    io.Writer
@@ -464,7 +465,7 @@ func commands() []command {
 			flags: unlockFlags, run: unlockCmd},
 		{name: "watch", args: "[--interval D] NAME", help: "follow a lock until interrupted", nargs: 1,
 			flags: watchFlags, check: watchCheck, run: watchCmd},
-		{name: "acl-user", args: "[--key-prefix P] [--idempotency-prefix P] USER", help: "print the ACL user for the Clients of a key prefix", nargs: 1,
+		{name: "acl-user", args: "[--key-prefix P] [--idempotency-prefix P] [--read-only] USER", help: "print the ACL user for the Clients of a key prefix", nargs: 1,
 			flags: aclFlags, local: aclCmd},
 	}
 }
