@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -170,6 +171,60 @@ func runAsACLUser(t *testing.T, dial func() rueidis.Client) {
 		t.Fatalf("LeanMutex: Unlock: %v", err)
 	}
 
+	// Waits given up behind a holder leave their places (a Mutex waiter's
+	// leave, a writer's withdrawal, a fair waiter's), and ForceUnlock wakes
+	// whoever waits.
+	giveUp := func(what string, hold func() (func() error, error), try func() error) {
+		t.Helper()
+		release, err := hold()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if err := try(); !errors.Is(err, ErrNotAcquired) {
+			t.Fatalf("%s: a wait behind the holder: %v, want ErrNotAcquired", what, err)
+		}
+		if err := release(); err != nil {
+			t.Fatalf("%s: release: %v", what, err)
+		}
+	}
+	giveUp("Mutex", func() (func() error, error) {
+		if _, err := ma.Lock(ctx); err != nil {
+			return nil, err
+		}
+		return func() error {
+			if ok, err := mb.ForceUnlock(ctx); !ok || err != nil {
+				return fmt.Errorf("ForceUnlock: %v, %v", ok, err)
+			}
+			return nil
+		}, nil
+	}, func() error { _, err := mb.TryLock(ctx, 300*time.Millisecond); return err })
+	rfa, rfb := mustHandle[*FairMutex](t)(a.FairMutex("order:10", WithRedissonFairQueue(5*time.Second))), mustHandle[*FairMutex](t)(b.FairMutex("order:10", WithRedissonFairQueue(5*time.Second)))
+	giveUp("FairMutex with Redisson's queue", func() (func() error, error) {
+		lctx, err := rfa.Lock(ctx)
+		return func() error { return rfa.Unlock(lctx) }, err
+	}, func() error { _, err := rfb.TryLock(ctx, 300*time.Millisecond); return err })
+	giveUp("RWMutex", func() (func() error, error) {
+		rctx, err := rwa.RLock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := rwa.State(rctx); err != nil || st.Reads != 1 {
+			return nil, fmt.Errorf("State: %+v, %v", st, err)
+		}
+		return func() error {
+			if ok, err := rwb.ForceUnlock(ctx); !ok || err != nil {
+				return fmt.Errorf("ForceUnlock: %v, %v", ok, err)
+			}
+			return nil
+		}, nil
+	}, func() error { _, err := rwb.TryLock(ctx, 300*time.Millisecond); return err })
+	if _, err := la.Lock(ctx); err != nil {
+		t.Fatalf("LeanMutex: %v", err)
+	}
+	if ok, err := lb.ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("LeanMutex: ForceUnlock: %v, %v", ok, err)
+	}
+
 	sa, sb := mustHandle[*Semaphore](t)(a.Semaphore("order:5")), mustHandle[*Semaphore](t)(b.Semaphore("order:5"))
 	if _, err := sa.TrySetPermits(ctx, 1); err != nil {
 		t.Fatalf("Semaphore: TrySetPermits: %v", err)
@@ -181,6 +236,12 @@ func runAsACLUser(t *testing.T, dial func() rueidis.Client) {
 		err := sb.Acquire(ctx, 1)
 		return func() error { return sb.Release(ctx, 1) }, err
 	})
+	if _, err := sa.AddPermits(ctx, 2); err != nil {
+		t.Fatalf("Semaphore: AddPermits: %v", err)
+	}
+	if n, err := sa.DrainPermits(ctx); err != nil || n != 3 {
+		t.Fatalf("Semaphore: DrainPermits: %d, %v; want 3", n, err)
+	}
 	if _, err := sa.Delete(ctx); err != nil {
 		t.Fatalf("Semaphore: Delete: %v", err)
 	}
@@ -203,6 +264,16 @@ func runAsACLUser(t *testing.T, dial func() rueidis.Client) {
 		return func() error { return pb.Release(ctx, id) }, err
 	})
 
+	if err := pa.SetPermits(ctx, 2); err != nil {
+		t.Fatalf("PermitSemaphore: SetPermits: %v", err)
+	}
+	if _, err := pa.State(ctx); err != nil {
+		t.Fatalf("PermitSemaphore: State: %v", err)
+	}
+	if _, err := pa.Delete(ctx); err != nil {
+		t.Fatalf("PermitSemaphore: Delete: %v", err)
+	}
+
 	ca, cb := mustHandle[*CountDownLatch](t)(a.CountDownLatch("order:7")), mustHandle[*CountDownLatch](t)(b.CountDownLatch("order:7"))
 	if _, err := ca.TrySetCount(ctx, 1); err != nil {
 		t.Fatalf("CountDownLatch: TrySetCount: %v", err)
@@ -212,6 +283,13 @@ func runAsACLUser(t *testing.T, dial func() rueidis.Client) {
 	}, func(ctx context.Context) (func() error, error) {
 		return func() error { return nil }, cb.Await(ctx)
 	})
+
+	if _, err := ca.TrySetCount(ctx, 2); err != nil {
+		t.Fatalf("CountDownLatch: TrySetCount again: %v", err)
+	}
+	if _, err := ca.Delete(ctx); err != nil {
+		t.Fatalf("CountDownLatch: Delete: %v", err)
+	}
 
 	ml, err := NewMultiLock([]Locker{mustHandle[*Mutex](t)(a.Mutex("order:8")), mustHandle[*Mutex](t)(a.Mutex("order:9"))})
 	if err != nil {
