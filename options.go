@@ -2,8 +2,9 @@ package scriptlock
 
 import (
 	"log/slog"
-	"strings"
 	"time"
+
+	"github.com/scriptlock/scriptlock/internal/layout"
 )
 
 // Defaults, as in Redisson.
@@ -257,13 +258,8 @@ func WithWatchdog(lease, every time.Duration) SharedOption {
 // hash slot) or, for most names, be refused.
 func WithKeyPrefix(prefix string) Option {
 	return clientOption(func(c *config) {
-		if i := strings.IndexByte(prefix, '{'); i >= 0 {
-			if j := strings.IndexByte(prefix[i+1:], '}'); j <= 0 {
-				c.fail("WithKeyPrefix %q: '{' without a non-empty hash tag {...}", prefix)
-				return
-			}
-		} else if strings.Contains(prefix, "}") {
-			c.fail("WithKeyPrefix %q: '}' without a hash tag {...}", prefix)
+		if fault := layout.PrefixTagFault(prefix); fault != "" {
+			c.fail("WithKeyPrefix %q: %s", prefix, fault)
 			return
 		}
 		c.prefix = prefix

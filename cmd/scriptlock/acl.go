@@ -30,8 +30,9 @@ var readOnlyCommands = []string{"+@read", "+evalsha_ro", "+eval_ro", "+time", "+
 // operator's user for inspect, list and watch (readOnlyCommands). Nothing is
 // sent to Redis.
 func aclCmd(e *env, args []string) error {
-	if err := checkPrefix(e.keyPrefix); err != nil {
-		return failf(exitUsage, "%v", err)
+	if fault := layout.PrefixTagFault(e.keyPrefix); fault != "" {
+		// A Client refuses it (WithKeyPrefix).
+		return failf(exitUsage, "--key-prefix %q: %s, which a Client refuses", e.keyPrefix, fault)
 	}
 	if strings.ContainsAny(e.keyPrefix, " \t\n\v\f\r\x00") {
 		// ACL SETUSER refuses such a pattern ("Syntax error"), and a
@@ -65,19 +66,6 @@ func aclCmd(e *env, args []string) error {
 	}
 	_, err := fmt.Fprintln(e.out, strings.Join(words, " "))
 	return err
-}
-
-// checkPrefix refuses a key prefix a Client refuses (WithKeyPrefix): a '{'
-// without a hash tag after it, or a '}' without a '{'.
-func checkPrefix(prefix string) error {
-	if i := strings.IndexByte(prefix, '{'); i >= 0 {
-		if j := strings.IndexByte(prefix[i+1:], '}'); j <= 0 {
-			return fmt.Errorf("--key-prefix %q: '{' without a non-empty hash tag {...}, which a Client refuses", prefix)
-		}
-	} else if strings.Contains(prefix, "}") {
-		return fmt.Errorf("--key-prefix %q: '}' without a hash tag {...}, which a Client refuses", prefix)
-	}
-	return nil
 }
 
 // cliQuote writes w so that redis-cli (and an ACL file, read the same way)

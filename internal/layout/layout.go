@@ -135,6 +135,21 @@ func Companion(key string) bool {
 	return i < len(key) && strings.HasSuffix(key[:i], ":rwlock_timeout:")
 }
 
+// PrefixTagFault says why a key prefix cannot stand before every lock name,
+// or "" when it can: a '}' without a '{' before it ends no hash tag, and a
+// '{' without a non-empty tag after it would be completed by the name,
+// which then chooses the hash slot.
+func PrefixTagFault(prefix string) string {
+	if i := strings.IndexByte(prefix, '{'); i >= 0 {
+		if strings.IndexByte(prefix[i+1:], '}') <= 0 {
+			return "'{' without a non-empty hash tag {...}"
+		}
+	} else if strings.Contains(prefix, "}") {
+		return "'}' without a hash tag {...}"
+	}
+	return ""
+}
+
 // WholeTag reports whether key is "{" + k + "}" for a k without braces: the
 // one form of key whose derived keys (fencing counter, queues, permit
 // leases, read leases, channels) are another key's, k's, in Redisson's

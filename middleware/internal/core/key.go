@@ -408,12 +408,9 @@ func CheckPrefix(prefix string, maxLen, limit int) error {
 	if len(prefix) > limit || maxLen > (limit-len(prefix))/3 {
 		return fmt.Errorf("key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
 	}
-	lb, rb := strings.IndexByte(prefix, '{'), strings.IndexByte(prefix, '}')
-	switch {
-	case lb < 0 && rb >= 0:
-		return fmt.Errorf("key prefix %q: '}' without a hash tag {...}", prefix)
-	case lb >= 0 && strings.IndexByte(prefix[lb+1:], '}') <= 0:
-		return fmt.Errorf("key prefix %q: '{' without a non-empty hash tag {...}", prefix)
+	switch fault := layout.PrefixTagFault(prefix); {
+	case fault != "":
+		return fmt.Errorf("key prefix %q: %s", prefix, fault)
 	case layout.Companion(prefix + "probe"):
 		// Every lock name would be another lock's companion key (its
 		// fencing counter, queue, ...), which no lock may take.
