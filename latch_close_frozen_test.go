@@ -32,21 +32,36 @@ func TestCloseEndsAwaitOnFrozenServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := mustLatch(t, c, "l")
+	// The hook sees the reads of a subscribed wait only (waitOn).
 	var mu sync.Mutex
 	paused, attempted := false, false
+	reads, inFlight := 0, 0
 	c.setAttemptHook(func(_ context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		if after {
+			reads++
+			inFlight--
+		} else {
+			inFlight++
+		}
 		attempted = attempted || (paused && !after)
 	})
 	defer func() { c.setAttemptHook(nil) }()
 	res := make(chan error, 1)
 	go func() { res <- l.Await(ctx) }()
-	time.Sleep(300 * time.Millisecond) // the wait sleeps until its next read
+	// Subscribed and read once: the wait sleeps until its next read. A
+	// fixed pause here left a loaded machine's wait still subscribing when
+	// the server froze, and such a wait makes no read the hook sees.
+	if !eventually(10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return reads > 0 }) {
+		t.Fatal("the wait made no read after subscribing")
+	}
 	node.Pause()
 	defer node.Resume()
 	mu.Lock()
 	paused = true
+	// A read begun as the server froze hangs on it as well.
+	attempted = inFlight > 0
 	mu.Unlock()
 	if !eventually(10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return attempted }) {
 		t.Fatal("the wait made no read against the frozen server")

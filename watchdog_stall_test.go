@@ -16,8 +16,13 @@ func TestWatchdogStalledRenewalSparesOtherHolds(t *testing.T) {
 	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t))
-	guarded := mustMutex(t, c, "guarded", WithFailoverGuard(true, 3*time.Second), WithWatchdog(5*time.Second, 200*time.Millisecond))
-	plain := mustMutex(t, c, "plain", WithFailoverGuard(false, 0), WithWatchdog(600*time.Millisecond, 0))
+	guarded := mustMutex(t, c, "guarded", WithFailoverGuard(true, 3*time.Second), WithWatchdog(5*time.Second, 500*time.Millisecond))
+	// Both renew every 500 ms, so their renewals fall due together; the
+	// plain hold's lease is half the guarded renewal's WAIT: a renewal held
+	// up behind that WAIT loses the hold within the watch below, where one
+	// late by the scheduling delays of a loaded 2-core machine does not (a
+	// 600 ms lease renewed every 200 ms was lost there).
+	plain := mustMutex(t, c, "plain", WithFailoverGuard(false, 0), WithWatchdog(1500*time.Millisecond, 500*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
 	g, err := guarded.Lock(ctx)
 	if err != nil {
@@ -34,6 +39,6 @@ func TestWatchdogStalledRenewalSparesOtherHolds(t *testing.T) {
 	select {
 	case <-p.Done():
 		t.Fatalf("a hold on a server answering at once was lost while another hold's renewal waited for a stalled replica: %v", context.Cause(p))
-	case <-time.After(2 * time.Second):
+	case <-time.After(3 * time.Second):
 	}
 }
