@@ -19,7 +19,7 @@ func TestObserverUnansweredPermitWaitFailed(t *testing.T) {
 	for _, try := range tries {
 		rec.take()
 		p.px.Freeze()
-		err := try.call()
+		err := try.call(frozenWait)
 		p.px.Thaw()
 		if !errors.Is(err, ErrNotAcquired) {
 			t.Fatalf("%s TryAcquire, server frozen: %v, want ErrNotAcquired", try.prim, err)
