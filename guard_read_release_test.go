@@ -64,12 +64,12 @@ func TestGuardReadReleaseAfterUnackedExtend(t *testing.T) {
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
 	rw := mustRW(t, c, "guard-read-release-extend", WithLease(lease))
-	lctx, err := rw.RLock(ctx)
+	lctx, err := replicatedLock(func() (context.Context, error) { return rw.RLock(ctx) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rw.RUnlock(lctx) })
-	again, err := rw.RLock(lctx) // a re-entry: lctx names the owner
+	again, err := replicatedLock(func() (context.Context, error) { return rw.RLock(lctx) }) // a re-entry: lctx names the owner
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestGuardReentryNotReplicated(t *testing.T) {
 	}
 	holds := map[string]guardedHold{}
 	for k, l := range reentrantKinds(t, c, "guard-reentry-unacked", WithLease(lease)) {
-		lctx, err := l.Lock(ctx)
+		lctx, err := replicatedLock(func() (context.Context, error) { return l.Lock(ctx) })
 		if err != nil {
 			t.Fatalf("%s: Lock with the replica running: %v", k, err)
 		}
@@ -89,7 +89,7 @@ func TestGuardReentryNotReplicatedKeepsLease(t *testing.T) {
 		"RWMutex":   mustRW(t, c, "guard-reentry-unacked-lease-rw-write"),
 		"RLocker":   rwRead{mustRW(t, c, "guard-reentry-unacked-lease-rw-read")},
 	} {
-		lctx, err := l.LockWithLease(ctx, lease)
+		lctx, err := replicatedLock(func() (context.Context, error) { return l.LockWithLease(ctx, lease) })
 		if err != nil {
 			t.Fatalf("%s: Lock with the replica running: %v", k, err)
 		}

@@ -49,12 +49,12 @@ func TestGuardReentrantReleaseNotReplicated(t *testing.T) {
 	holds := map[string]guardedHold{}
 	inner := map[string]context.Context{}
 	for k, l := range ls {
-		lctx, err := l.Lock(ctx)
+		lctx, err := replicatedLock(func() (context.Context, error) { return l.Lock(ctx) })
 		if err != nil {
 			t.Fatalf("%s: Lock with the replica running: %v", k, err)
 		}
 		t.Cleanup(func() { _ = l.Unlock(lctx) })
-		again, err := l.Lock(lctx)
+		again, err := replicatedLock(func() (context.Context, error) { return l.Lock(lctx) })
 		if err != nil {
 			t.Fatalf("%s: re-entry with the replica running: %v", k, err)
 		}
@@ -98,12 +98,12 @@ func TestGuardReentrantReleaseRenewed(t *testing.T) {
 	holds := map[string]guardedHold{}
 	inner := map[string]context.Context{}
 	for k, l := range reentrantKinds(t, c, "guard-reentrant-renewed") {
-		lctx, err := l.Lock(ctx)
+		lctx, err := replicatedLock(func() (context.Context, error) { return l.Lock(ctx) })
 		if err != nil {
 			t.Fatalf("%s: Lock with the replica running: %v", k, err)
 		}
 		t.Cleanup(func() { _ = l.Unlock(lctx) })
-		again, err := l.Lock(lctx)
+		again, err := replicatedLock(func() (context.Context, error) { return l.Lock(lctx) })
 		if err != nil {
 			t.Fatalf("%s: re-entry with the replica running: %v", k, err)
 		}

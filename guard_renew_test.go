@@ -46,21 +46,6 @@ func lockAll(t *testing.T, ctx context.Context, ls map[string]Locker, lease time
 	return out
 }
 
-// replicatedLock makes lock, and again up to 5 times while it fails with
-// ErrNotReplicated: a replica that runs may take longer than the guard's
-// timeout to acknowledge on a loaded machine; a grant it has not
-// acknowledged is undone, and the Lock made again, as a caller would.
-func replicatedLock(lock func() (context.Context, error)) (context.Context, error) {
-	lctx, err := lock()
-	for range 5 {
-		if !errors.Is(err, ErrNotReplicated) {
-			break
-		}
-		lctx, err = lock()
-	}
-	return lctx, err
-}
-
 // pausedNow returns holds with each deadline bound moved to what it can be
 // once the replica stopped now: the holds were locked one after another and
 // the watchdog renews every few hundred ms, so a renewal a replica

@@ -75,13 +75,7 @@ func TestGuardReplicasComeAndGo(t *testing.T) {
 
 	const lease = 3 * time.Second
 	held := mustMutex(t, c, "guard-come-and-go-held", WithWatchdog(lease, 250*time.Millisecond))
-	lctx, err := held.Lock(ctx)
-	for range 5 { // the third replica catching up
-		if !errors.Is(err, ErrNotReplicated) {
-			break
-		}
-		lctx, err = held.Lock(ctx)
-	}
+	lctx, err := replicatedLock(func() (context.Context, error) { return held.Lock(ctx) }) // the third replica catching up
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -414,6 +414,13 @@ func acked(f func() error) error {
 	return err
 }
 
+// replicatedLock is acked for a call that returns a lock context.
+func replicatedLock(lock func() (context.Context, error)) (context.Context, error) {
+	var lctx context.Context
+	err := acked(func() (err error) { lctx, err = lock(); return err })
+	return lctx, err
+}
+
 // setHook stores f in p, or nothing for a nil f: the Client's test hooks
 // are read while its goroutines run.
 func setHook[F any](p *atomic.Pointer[F], f F) {
