@@ -108,6 +108,13 @@ TEST_TIMEOUT ?= 20m
 # confirmed within a lease, a waiter woken within a second) are part of what they check.
 BUILD_FIRST = -count=1 -run '^$$' -exec true
 
+# BUILD_LOCK: a command put before each step that only compiles (`flock <file>`, as .ci/run sets
+# it; empty: none). Two go commands compiling the same packages at once each compile all of
+# them, the build cache sharing only what is finished: with the lock, steps run side by side
+# (.ci/run's prebuild beside make test) take turns at compiling, and the second finds the
+# first's work in the cache.
+BUILD_LOCK ?=
+
 # The root package (the locks: hundreds of tests whose time bounds are part of what they check)
 # runs on its own, then the other packages side by side: run beside them (the generator's
 # thousands of scripts on redis-server, the Cluster and Sentinel suites), its timers fired
@@ -117,27 +124,28 @@ ROOT_PKG = $(shell $(GO) list .)
 ## test: all tests against real redis-server processes started by the tests; with REDIS_VERSION=7.2.5
 ##   or 7.4.2, against that Redis release, built from source (gen/, whose tests hold its checker to 7.0, left out)
 test: deps
-	$(GO) test -race $(BUILD_FIRST) . >/dev/null
+	$(BUILD_LOCK) $(GO) test -race $(BUILD_FIRST) . >/dev/null
 	@rc=0; \
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) ."; \
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) . || rc=1; \
-	$(GO) test -race $(BUILD_FIRST) ./... >/dev/null || rc=1; \
+	$(BUILD_LOCK) $(GO) test -race $(BUILD_FIRST) ./... >/dev/null || rc=1; \
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) <every other package>"; \
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF '$(ROOT_PKG)' $(not_gen)) || rc=1; \
 	exit $$rc
+	$(BUILD_LOCK) $(GO) test $(BUILD_FIRST) . >/dev/null
 	$(GO) test -count=1 -run '^(TestUncontendedAllocs|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestTrySetConnectionDrops)$$' .
-	cd otel && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
-	cd bench && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
+	cd otel && $(BUILD_LOCK) $(GO) test -race $(BUILD_FIRST) ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
+	cd bench && $(BUILD_LOCK) $(GO) test -race $(BUILD_FIRST) ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
 
 ## prebuild: compile, without running anything, the test binaries make test builds after its root
 ##   package's tests (every other package with the race detector, the allocation tests without it),
 ##   make chaos's and make test-go1.27's. .ci/run runs it at idle CPU priority beside make test, whose
 ##   root package's tests mostly wait on timers and Redis: the later steps find them built
 prebuild:
-	$(GO) test -race $(BUILD_FIRST) ./... >/dev/null
-	cd otel && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null
-	cd bench && $(GO) test -race $(BUILD_FIRST) ./... >/dev/null
-	$(GO) test $(BUILD_FIRST) . ./internal/chaos >/dev/null
+	$(BUILD_LOCK) $(GO) test -race $(BUILD_FIRST) ./... >/dev/null
+	cd otel && $(BUILD_LOCK) $(GO) test -race $(BUILD_FIRST) ./... >/dev/null
+	cd bench && $(BUILD_LOCK) $(GO) test -race $(BUILD_FIRST) ./... >/dev/null
+	$(BUILD_LOCK) $(GO) test $(BUILD_FIRST) . ./internal/chaos >/dev/null
 	$(MAKE) --no-print-directory build-go1.27
 
 ## test-go1.27: the tests again, built with Go 1.27 (GO127, default go1.27.4; the go command
@@ -182,12 +190,13 @@ test-go1.27: deps build-go1.27
 # build-go1.27: the Go 1.27 run's test binaries, built without running any
 # (test-go1.27 runs them; prebuild builds them ahead of it).
 build-go1.27:
-	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) $(GO127_PKGS) >/dev/null
-	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) $(BUILD_FIRST) ./... >/dev/null
+	GOTOOLCHAIN=$(GO127) $(BUILD_LOCK) $(GO) test $(GO127_RACE) $(BUILD_FIRST) $(GO127_PKGS) >/dev/null
+	cd otel && GOTOOLCHAIN=$(GO127) $(BUILD_LOCK) $(GO) test $(GO127_RACE) $(BUILD_FIRST) ./... >/dev/null
 
 ## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
 CHAOS_DURATION ?= 2m
 chaos: deps
+	$(BUILD_LOCK) $(GO) test $(BUILD_FIRST) ./internal/chaos/ >/dev/null
 	CHAOS_DURATION=$(CHAOS_DURATION) $(GO) test -count=1 -timeout 30m -v -run '^TestChaos$$' ./internal/chaos/
 
 ## demo: the recharge example, duplicate requests with and without the lock (REDIS_URL, else redis-server, else embedded);
