@@ -61,7 +61,10 @@ func TestACLUserForClients(t *testing.T) {
 func runAsACLUser(t *testing.T, dial func() rueidis.Client) {
 	logs := &logSink{}
 	open := func(prefix string) *Client {
-		c, err := New(dial(), WithKeyPrefix(prefix), WithLogger(slog.New(logs)))
+		// The guard runs (its INFO and WAIT are the user's to run), with
+		// 2 s for a replica's acknowledgement: a loaded machine's replica
+		// missed the default 100 ms, which this test is not about.
+		c, err := New(dial(), WithKeyPrefix(prefix), WithLogger(slog.New(logs)), WithFailoverGuard(true, 2*time.Second))
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}
