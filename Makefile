@@ -101,15 +101,15 @@ TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); 
 # 10 for a slower machine to fail on that alone, while a test that hangs still ends the run.
 TEST_TIMEOUT ?= 20m
 
-# COMPILE: a go command that compiles packages, their tests and every dependency into the build
-# cache and runs nothing, so that the tests then run with what they need already compiled. go test
-# builds one package while it runs another's tests: on a machine whose build cache is empty (a
-# fresh CI machine) the compiler then takes the CPUs from the tests, whose time bounds (a renewal
-# confirmed within a lease, a waiter woken within a second) are part of what they check. go list
-# -export compiles each package as go test does and links nothing: go test links every test
-# binary it runs, so building them with go test first (-run '^$$' -exec true) linked each twice,
-# 40 s of CPU time for ./... under the race detector.
-COMPILE = list -export -test -deps
+# COMPILE: a go command (behind BUILD_LOCK) that compiles packages, their tests and every
+# dependency into the build cache and runs nothing, so that the tests then run with what they need
+# already compiled. go test builds one package while it runs another's tests: on a machine whose
+# build cache is empty (a fresh CI machine) the compiler then takes the CPUs from the tests, whose
+# time bounds (a renewal confirmed within a lease, a waiter woken within a second) are part of what
+# they check. go list -export compiles each package as go test does and links nothing: go test
+# links every test binary it runs, so building them with go test first (-run '^$$' -exec true)
+# linked each twice, 40 s of CPU time for ./... under the race detector.
+COMPILE = $(BUILD_LOCK) $(GO) list -export -test -deps
 
 # BUILD_LOCK: a command put before each step that only compiles (`flock <file>`, as .ci/run sets
 # it; empty: none). Two go commands compiling the same packages at once each compile all of
@@ -127,28 +127,28 @@ ROOT_PKG = $(shell $(GO) list .)
 ## test: all tests against real redis-server processes started by the tests; with REDIS_VERSION=7.2.5
 ##   or 7.4.2, against that Redis release, built from source (gen/, whose tests hold its checker to 7.0, left out)
 test: deps
-	$(BUILD_LOCK) $(GO) $(COMPILE) -race . >/dev/null
+	$(COMPILE) -race . >/dev/null
 	@rc=0; \
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) ."; \
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) . || rc=1; \
-	$(BUILD_LOCK) $(GO) $(COMPILE) -race ./... >/dev/null || rc=1; \
+	$(COMPILE) -race ./... >/dev/null || rc=1; \
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) <every other package>"; \
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF '$(ROOT_PKG)' $(not_gen)) || rc=1; \
 	exit $$rc
-	$(BUILD_LOCK) $(GO) $(COMPILE) . >/dev/null
+	$(COMPILE) . >/dev/null
 	$(GO) test -count=1 -run '^(TestUncontendedAllocs|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestTrySetConnectionDrops)$$' .
-	cd otel && $(BUILD_LOCK) $(GO) $(COMPILE) -race ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
-	cd bench && $(BUILD_LOCK) $(GO) $(COMPILE) -race ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
+	cd otel && $(COMPILE) -race ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
+	cd bench && $(COMPILE) -race ./... >/dev/null && $(GO) test -race -count=1 $(TESTFLAGS) ./...
 
 ## prebuild: compile, without running anything, the tests make test compiles after its root
 ##   package's tests (every other package with the race detector, the allocation tests without it),
 ##   make chaos's and make test-go1.27's. .ci/run runs it at idle CPU priority beside make test, whose
 ##   root package's tests mostly wait on timers and Redis: the later steps find them built
 prebuild:
-	$(BUILD_LOCK) $(GO) $(COMPILE) -race ./... >/dev/null
-	cd otel && $(BUILD_LOCK) $(GO) $(COMPILE) -race ./... >/dev/null
-	cd bench && $(BUILD_LOCK) $(GO) $(COMPILE) -race ./... >/dev/null
-	$(BUILD_LOCK) $(GO) $(COMPILE) . ./internal/chaos >/dev/null
+	$(COMPILE) -race ./... >/dev/null
+	cd otel && $(COMPILE) -race ./... >/dev/null
+	cd bench && $(COMPILE) -race ./... >/dev/null
+	$(COMPILE) . ./internal/chaos >/dev/null
 	$(MAKE) --no-print-directory build-go1.27
 
 ## test-go1.27: the tests again, built with Go 1.27 (GO127, default go1.27.4; the go command
@@ -193,13 +193,13 @@ test-go1.27: deps build-go1.27
 # build-go1.27: the Go 1.27 run's packages and tests, compiled without running any
 # (test-go1.27 runs them; prebuild compiles them ahead of it).
 build-go1.27:
-	GOTOOLCHAIN=$(GO127) $(BUILD_LOCK) $(GO) $(COMPILE) $(GO127_RACE) $(GO127_PKGS) >/dev/null
-	cd otel && GOTOOLCHAIN=$(GO127) $(BUILD_LOCK) $(GO) $(COMPILE) $(GO127_RACE) ./... >/dev/null
+	GOTOOLCHAIN=$(GO127) $(COMPILE) $(GO127_RACE) $(GO127_PKGS) >/dev/null
+	cd otel && GOTOOLCHAIN=$(GO127) $(COMPILE) $(GO127_RACE) ./... >/dev/null
 
 ## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
 CHAOS_DURATION ?= 2m
 chaos: deps
-	$(BUILD_LOCK) $(GO) $(COMPILE) ./internal/chaos/ >/dev/null
+	$(COMPILE) ./internal/chaos/ >/dev/null
 	CHAOS_DURATION=$(CHAOS_DURATION) $(GO) test -count=1 -timeout 30m -v -run '^TestChaos$$' ./internal/chaos/
 
 ## demo: the recharge example, duplicate requests with and without the lock (REDIS_URL, else redis-server, else embedded);
