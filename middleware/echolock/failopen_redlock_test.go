@@ -46,7 +46,12 @@ func TestFailOpenNotOnRedLockACLDenial(t *testing.T) {
 	e := echo.New()
 	e.POST("/:id", func(c echo.Context) error { ran.Add(1); return c.NoContent(http.StatusNoContent) },
 		echolock.LockWithConfig(echolock.LockConfig{FailOpen: true, OnOutcome: out.report, Wait: time.Second,
-			Lock: func(key string) (scriptlock.Locker, error) { return scriptlock.NewRedLock(key, cs) }}))
+			// Each node's first call dials and loads the script: 2 s for it,
+			// not the default 200 ms, which a loaded machine's nodes all
+			// missed, and a request whose nodes did not answer may fail open.
+			Lock: func(key string) (scriptlock.Locker, error) {
+				return scriptlock.NewRedLock(key, cs, scriptlock.WithNodeTimeout(2*time.Second))
+			}}))
 	srv := serve(t, e)
 	if r := do(t, srv, "POST", "/1", ""); r.code != http.StatusServiceUnavailable {
 		t.Errorf("RedLock refused for good by a majority, fail open: got %d, want 503", r.code)
