@@ -3,6 +3,7 @@ package rueidisopt
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,11 +40,23 @@ func TestReplaysWrittenCalls(t *testing.T) {
 // often than it was called, and every call answers as if it ran once. Should
 // rueidis stop doing so, this fails, and the refusal of ConnLifetime clients can
 // go.
+// The new connection's handshake waits behind the calls Redis still has to
+// run. On a loaded machine that took longer than rueidis's default dial and
+// write timeouts (5 s and 10 s): the calls failed with "context deadline
+// exceeded" instead of being sent again, every one ran once, and the test
+// failed without saying why. The client gives both a minute, the errors are
+// logged by kind, and a round ends as soon as a call has run twice: every
+// new connection expires too, so the calls are sent again and again while
+// the backlog lasts.
 func TestConnLifetimeReplaysWrittenCalls(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	check := node.Client(t)
-	rc := node.Client(t, func(o *rueidis.ClientOption) { o.ConnLifetime = 5 * time.Millisecond })
+	rc := node.Client(t, func(o *rueidis.ClientOption) {
+		o.ConnLifetime = 5 * time.Millisecond
+		o.Dialer.Timeout = time.Minute
+		o.ConnWriteTimeout = time.Minute
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The count first, then some 10 ms of the server's CPU: an empty loop,
@@ -54,24 +67,65 @@ return n`)
 	const calls = 200
 	for round := range 3 {
 		key := redistest.Prefix(t) + "runs:" + strconv.Itoa(round)
-		var ok atomic.Int64
-		var wg sync.WaitGroup
+		runs := func() int64 {
+			n, err := check.Do(ctx, check.B().Get().Key(key).Build()).AsInt64()
+			if err != nil && !rueidis.IsRedisNil(err) {
+				t.Fatal(err)
+			}
+			return n
+		}
+		callCtx, stop := context.WithCancel(ctx)
+		var (
+			ok   atomic.Int64
+			mu   sync.Mutex
+			errs = map[string]int{}
+			wg   sync.WaitGroup
+		)
 		for range calls {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if script.Exec(ctx, rc, []string{key}, []string{"2500000"}).Error() == nil {
+			wg.Go(func() {
+				err := script.Exec(callCtx, rc, []string{key}, []string{"2500000"}).Error()
+				if err == nil {
 					ok.Add(1)
+					return
 				}
-			}()
+				if callCtx.Err() != nil {
+					return // stopped below: a call ran twice
+				}
+				// The kind of error, without the connection's ports.
+				kind := err.Error()
+				if i := strings.LastIndex(kind, ": "); i >= 0 {
+					kind = kind[i+2:]
+				}
+				mu.Lock()
+				errs[kind]++
+				mu.Unlock()
+			})
 		}
-		wg.Wait()
-		runs, err := check.Do(ctx, check.B().Get().Key(key).Build()).AsInt64()
-		if err != nil {
-			t.Fatal(err)
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		tick := time.NewTicker(100 * time.Millisecond)
+		n, replayed := int64(0), false
+	watch:
+		for {
+			select {
+			case <-done:
+				n = runs()
+				replayed = n > calls
+				break watch
+			case <-tick.C:
+				if n = runs(); n > calls {
+					replayed = true
+					break watch
+				}
+			}
 		}
-		t.Logf("round %d: %d calls, %d answered, %d runs", round, calls, ok.Load(), runs)
-		if runs > int64(calls) {
+		tick.Stop()
+		stop()
+		<-done
+		mu.Lock()
+		t.Logf("round %d: %d calls, %d answered, %d runs; errors %v", round, calls, ok.Load(), n, errs)
+		mu.Unlock()
+		if replayed {
 			return
 		}
 	}
