@@ -104,19 +104,12 @@ return n`)
 		done := make(chan struct{})
 		go func() { wg.Wait(); close(done) }()
 		tick := time.NewTicker(100 * time.Millisecond)
-		n, replayed := int64(0), false
-	watch:
-		for {
+		var n int64
+		for finished := false; !finished && n <= calls; n = runs() {
 			select {
 			case <-done:
-				n = runs()
-				replayed = n > calls
-				break watch
+				finished = true
 			case <-tick.C:
-				if n = runs(); n > calls {
-					replayed = true
-					break watch
-				}
 			}
 		}
 		tick.Stop()
@@ -125,7 +118,7 @@ return n`)
 		mu.Lock()
 		t.Logf("round %d: %d calls, %d answered, %d runs; errors %v", round, calls, ok.Load(), n, errs)
 		mu.Unlock()
-		if replayed {
+		if n > calls {
 			return
 		}
 	}
