@@ -20,7 +20,7 @@ func TestReplicaCountPanicLogged(t *testing.T) {
 	rc := newPanickyNodes(primary.Client(t), commandDo("INFO"))
 	rc.left.Store(-1)
 	var logs syncBuffer
-	c := newTestClient(t, rc,
+	c := newTestClient(t, rc, loadedGuard(),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	m := mustMutex(t, c, "count-panic")
 	ctx := testCtx(t, 20*time.Second)

@@ -33,7 +33,7 @@ func replicaOf(t *testing.T, cl *redistest.ClusterT, p *redistest.Node) *rediste
 func TestGuardAfterMoved(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
-	c := newTestClient(t, cl.Client(t))
+	c := newTestClient(t, cl.Client(t), loadedGuard())
 	ctx := testCtx(t, 60*time.Second)
 	m := mustMutex(t, c, "guard-moved")
 	l, err := m.Lock(ctx) // the slot map loaded, the replicas counted
@@ -68,7 +68,7 @@ func TestGuardAfterMoved(t *testing.T) {
 func TestGuardDuringAskMigration(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
-	c := newTestClient(t, cl.Client(t))
+	c := newTestClient(t, cl.Client(t), loadedGuard())
 	ctx := testCtx(t, 60*time.Second)
 	one := mustMutex(t, c, "{ask}one")
 	l, err := one.Lock(ctx)
@@ -107,7 +107,7 @@ func TestGuardDuringAskMigration(t *testing.T) {
 func TestGuardTryLockRedirected(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
-	c := newTestClient(t, cl.Client(t))
+	c := newTestClient(t, cl.Client(t), loadedGuard())
 	ctx := testCtx(t, 60*time.Second)
 	m := mustMutex(t, c, "{guard-redirect}mutex")
 	l, err := m.Lock(ctx) // the slot map loaded, the replicas counted

@@ -21,7 +21,7 @@ func TestGuardCountBusyPrimary(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := primary.Client(t)
-	c := newTestClient(t, rc)
+	c := newTestClient(t, rc, loadedGuard())
 	ctx := testCtx(t, 20*time.Second)
 	script := slowScript(t, primary, 500*time.Millisecond)
 	awaitBusy(t, ctx, rc)

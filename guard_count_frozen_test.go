@@ -18,7 +18,7 @@ import (
 func TestGuardCountFrozenNodeSparesOtherNodes(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1), redistest.WithArgs("--cluster-require-full-coverage", "no"))
-	c, err := New(cl.Client(t), sharedPrefix(t))
+	c, err := New(cl.Client(t), sharedPrefix(t), loadedGuard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestGuardFrozenHonoursContext(t *testing.T) {
 					o.BlockingPoolCleanup = 50 * time.Millisecond
 				}
 			})
-			c := newTestClient(t, rc, WithKeyPrefix(checker.cfg.prefix))
+			c := newTestClient(t, rc, WithKeyPrefix(checker.cfg.prefix), loadedGuard())
 			m := mustMutex(t, c, "frozen-"+tc.op+"-"+strconv.Itoa(i))
 			ctx := testCtx(t, 30*time.Second)
 			// The replica count taken, and (extend) a hold to extend.

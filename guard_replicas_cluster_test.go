@@ -211,7 +211,7 @@ func TestGuardMovedToPrimaryWithoutReplicas(t *testing.T) {
 	waitConnectedReplicas(t, bare, 0)
 	// Out of the nodes the migration waits for to agree on the slot map.
 	cl.Nodes = slices.DeleteFunc(cl.Nodes, func(n *redistest.Node) bool { return n == gone })
-	c := newTestClient(t, cl.Client(t))
+	c := newTestClient(t, cl.Client(t), loadedGuard())
 	ctx := testCtx(t, 60*time.Second)
 	m := mustMutex(t, c, tagOn(t, cl, from, "to-bare")+"lock")
 	l, err := m.Lock(ctx) // counted: one replica on from, none on bare

@@ -18,7 +18,7 @@ func TestGuardedSendPanicReachesCaller(t *testing.T) {
 	t.Parallel()
 	primary, _ := redistest.Replicated(t)
 	rc := newPanickyClient(primary.Client(t), scriptsThrough("DoMulti")) // the next pipeline carrying a script call
-	c := newTestClient(t, rc)
+	c := newTestClient(t, rc, loadedGuard())
 	m := mustMutex(t, c, "guard-send-panic")
 	ctx, cancel := context.WithCancel(testCtx(t, 20*time.Second))
 	defer cancel()

@@ -29,6 +29,11 @@ func newTestClient(t testing.TB, rc rueidis.Client, opts ...Option) *Client {
 	return c
 }
 
+// loadedGuard gives the failover guard 2 s for a replica's
+// acknowledgement, not the default 100 ms, which a loaded machine's replica
+// can miss: for tests with replicas that are not about the guard's timeout.
+func loadedGuard() Option { return WithFailoverGuard(true, 2*time.Second) }
+
 // sharedPrefix makes several Clients use the same key space: pass the one
 // Option it returns to each of them (every call makes a new prefix).
 func sharedPrefix(t testing.TB) Option { return WithKeyPrefix(redistest.Prefix(t)) }

@@ -92,7 +92,7 @@ func TestReplicaCountPanicLoggedOnce(t *testing.T) {
 	rc := newPanickyNodes(primary.Client(t), commandDo("INFO"))
 	rc.left.Store(-1)
 	var logs syncBuffer
-	c := newTestClient(t, rc, WithLogger(debugLogger(&logs)))
+	c := newTestClient(t, rc, WithLogger(debugLogger(&logs)), loadedGuard())
 	m := mustMutex(t, c, "count-panic-once")
 	ctx := testCtx(t, 30*time.Second)
 	lock := func() {

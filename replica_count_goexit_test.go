@@ -24,7 +24,7 @@ func TestReplicaCountGoexit(t *testing.T) {
 			})
 			rc.goexit.Store(true)
 			rc.left.Store(-1)
-			c := newTestClient(t, rc)
+			c := newTestClient(t, rc, loadedGuard())
 			m := mustMutex(t, c, "count-goexit")
 			const bound = 8 * time.Second
 			ctx := testCtx(t, bound)
