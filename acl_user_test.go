@@ -61,10 +61,8 @@ func TestACLUserForClients(t *testing.T) {
 func runAsACLUser(t *testing.T, dial func() rueidis.Client) {
 	logs := &logSink{}
 	open := func(prefix string) *Client {
-		// The guard runs (its INFO and WAIT are the user's to run), with
-		// 2 s for a replica's acknowledgement: a loaded machine's replica
-		// missed the default 100 ms, which this test is not about.
-		c, err := New(dial(), WithKeyPrefix(prefix), WithLogger(slog.New(logs)), WithFailoverGuard(true, 2*time.Second))
+		// The guard runs (its INFO and WAIT are the user's to run).
+		c, err := New(dial(), WithKeyPrefix(prefix), WithLogger(slog.New(logs)), loadedGuard())
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}
