@@ -49,12 +49,10 @@ func runMatrix(t *testing.T, clientFor func(*testing.T, func(*rueidis.ClientOpti
 			t.Parallel()
 			rc := clientFor(t, tc.opt)
 			// The failover guard stays on (a Sentinel's primary has a
-			// replica), with a wait for the replica's acknowledgement that a
-			// loaded machine meets: within the default 100ms the replica
-			// sometimes did not acknowledge, and an acquisition failed with
-			// ErrNotReplicated. How long the guard waits is the caller's
-			// choice; what this test checks is the wake-ups.
-			c := newTestClient(t, rc, WithFailoverGuard(true, 2*time.Second))
+			// replica): within the default 100ms the replica sometimes did
+			// not acknowledge, and an acquisition failed with
+			// ErrNotReplicated. What this test checks is the wake-ups.
+			c := newTestClient(t, rc, loadedGuard())
 			ctx := testCtx(t, 30*time.Second)
 			// A waiter must be woken by the release, well before the
 			// holder's lease would end, and before the poll that covers a

@@ -79,11 +79,11 @@ func holderAndWaiterOnCluster(t *testing.T, f func(t *testing.T, cl *redistest.C
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
-			// The guard waits 2 s for a replica, not 100 ms: six servers
-			// beside the other tests on 2 cores answered a WAIT later than
-			// that, and failed a holder's acquisition before any failover.
+			// loadedGuard: six servers beside the other tests on 2 cores
+			// answered a WAIT later than 100 ms, and failed a holder's
+			// acquisition before any failover.
 			opts := []Option{sharedPrefix(t), WithShardedPubSub(sharded), WithWatchdog(30*time.Second, 500*time.Millisecond), WithWaiterTimeout(2 * time.Minute),
-				WithFailoverGuard(true, 2*time.Second)}
+				loadedGuard()}
 			f(t, cl, newTestClient(t, cl.Client(t), opts...), newTestClient(t, cl.Client(t), opts...), sharded)
 		})
 	}
