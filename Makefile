@@ -53,17 +53,19 @@ check-generated:
 	fi
 
 ## lint: gofmt, go vet, staticcheck (pinned)
-# go vet type-checks against compiled packages: with -race it reads those make test and
-# make prebuild leave in the build cache, where without it every dependency (gRPC, SQLite, the
-# standard library) is compiled again for vet alone. The race build tag only drops the
-# one-line !race files (a constant each) from what vet reads.
+# go vet and staticcheck type-check against compiled packages: with -race they read those make
+# test and make prebuild leave in the build cache, where without it every dependency (gRPC,
+# SQLite, the standard library) is compiled again for the checks alone. staticcheck is built
+# as usual and run with -race added to GOFLAGS, which the go list it runs reads. The race
+# build tag only drops the one-line !race files (a constant each) from what they read.
+STATICCHECK_RACE = $(GO) run -exec 'env "GOFLAGS=$(strip $(GOFLAGS) -race)"' $(STATICCHECK)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet -race ./...
-	$(GO) run $(STATICCHECK) ./...
-	cd otel && $(GO) vet -race ./... && $(GO) run $(STATICCHECK) ./...
-	cd bench && $(GO) vet -race ./... && $(GO) run $(STATICCHECK) ./...
+	$(STATICCHECK_RACE) ./...
+	cd otel && $(GO) vet -race ./... && $(STATICCHECK_RACE) ./...
+	cd bench && $(GO) vet -race ./... && $(STATICCHECK_RACE) ./...
 
 ## deps: install redis-server, redis-sentinel and PostgreSQL with apt-get when missing (root only)
 # Each check is on the binary the tests run; the install command is printed
