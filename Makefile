@@ -98,6 +98,11 @@ redis-version:
 # Redis, not the CPU, so four times the CPUs and at least 16 (go test's default is GOMAXPROCS).
 TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); n=$$((n * 4)); [ "$$n" -ge 16 ] 2>/dev/null || n=16; echo $$n)
 
+# TEST_PKGS: how many of the other packages' test binaries run at once after the root package's
+# (go test -p, whose default is the number of CPUs). They too mostly wait on timers and Redis:
+# on 2 cores, 4 at once took them from 3 min 4 s to 2 min 2 s, with about the same CPU time.
+TEST_PKGS ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); echo $$((n * 2)))
+
 # TEST_TIMEOUT: go test's limit per package. The root package has taken up to 7 minutes under
 # the race detector on 2 cores, running fewer tests at once: too close to go test's default of
 # 10 for a slower machine to fail on that alone, while a test that hangs still ends the run.
@@ -134,8 +139,8 @@ test: deps
 	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) ."; \
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) . || rc=1; \
 	$(COMPILE) -race ./... >/dev/null || rc=1; \
-	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) <every other package>"; \
-	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF '$(ROOT_PKG)' $(not_gen)) || rc=1; \
+	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) -p $(TEST_PKGS) $(TESTFLAGS) <every other package>"; \
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -parallel $(TEST_PARALLEL) -p $(TEST_PKGS) $(TESTFLAGS) $$($(GO) list ./... | grep -vxF '$(ROOT_PKG)' $(not_gen)) || rc=1; \
 	exit $$rc
 	$(COMPILE) . >/dev/null
 	$(GO) test -count=1 -run '^(TestUncontendedAllocs|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestTrySetConnectionDrops)$$' .
