@@ -94,14 +94,17 @@ redis-version:
 	@if [ -z "$(REDIS_VERSION)" ]; then echo "redis-version: set REDIS_VERSION (7.2.5 or 7.4.2)"; exit 2; fi
 	bash internal/redistest/build-redis.sh $(REDIS_VERSION) "$(REDIS_CACHE)/$(REDIS_VERSION)"
 
+# CPUS: the machine's CPUs, which TEST_PARALLEL and TEST_PKGS scale with.
+CPUS := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+
 # TEST_PARALLEL: how many tests marked parallel run at once. Most of them wait on timers and
 # Redis, not the CPU, so four times the CPUs and at least 16 (go test's default is GOMAXPROCS).
-TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); n=$$((n * 4)); [ "$$n" -ge 16 ] 2>/dev/null || n=16; echo $$n)
+TEST_PARALLEL ?= $(shell n=$$(($(CPUS) * 4)); [ "$$n" -ge 16 ] 2>/dev/null || n=16; echo $$n)
 
 # TEST_PKGS: how many of the other packages' test binaries run at once after the root package's
 # (go test -p, whose default is the number of CPUs). They too mostly wait on timers and Redis:
 # on 2 cores, 4 at once took them from 3 min 4 s to 2 min 2 s, with about the same CPU time.
-TEST_PKGS ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); echo $$((n * 2)))
+TEST_PKGS ?= $(shell echo $$(($(CPUS) * 2)))
 
 # TEST_TIMEOUT: go test's limit per package. The root package has taken up to 7 minutes under
 # the race detector on 2 cores, running fewer tests at once: too close to go test's default of
